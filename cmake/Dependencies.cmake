@@ -1,0 +1,43 @@
+# Finds every third-party dependency. All come from Debian 12 packages; a
+# missing one stops the configure step with the package to install.
+include(FindPackageHandleStandardArgs)
+
+function(wheelmod_require found what debian_package)
+  if(NOT ${found})
+    message(FATAL_ERROR
+      "${what} not found.\n"
+      "hint: apt-get install ${debian_package}   (or run scripts/install-deps.sh)")
+  endif()
+endfunction()
+
+find_package(OpenSSL 3 QUIET COMPONENTS Crypto)
+wheelmod_require(OpenSSL_FOUND "OpenSSL 3 (libcrypto)" libssl-dev)
+
+find_package(fmt QUIET CONFIG)
+wheelmod_require(fmt_FOUND "fmt" libfmt-dev)
+
+find_package(CLI11 QUIET CONFIG)
+wheelmod_require(CLI11_FOUND "CLI11" libcli11-dev)
+
+find_package(nlohmann_json 3 QUIET CONFIG)
+wheelmod_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
+
+if(WHEELMOD_BUILD_TESTS)
+  find_package(Catch2 2 QUIET CONFIG)
+  wheelmod_require(Catch2_FOUND "Catch2 v2" catch2)
+  # The differential tests run Debian's python3 with python3-packaging, the
+  # reference implementation pip uses. /usr/bin/python3 first: a pyenv or
+  # venv python on PATH would not see the Debian package.
+  find_program(WHEELMOD_REFERENCE_PYTHON NAMES python3
+               PATHS /usr/bin NO_DEFAULT_PATH)
+  if(WHEELMOD_REFERENCE_PYTHON)
+    execute_process(COMMAND ${WHEELMOD_REFERENCE_PYTHON} -c "import packaging"
+                    RESULT_VARIABLE _wheelmod_packaging_rc OUTPUT_QUIET ERROR_QUIET)
+  endif()
+  if(NOT WHEELMOD_REFERENCE_PYTHON OR NOT _wheelmod_packaging_rc EQUAL 0)
+    set(_wheelmod_has_packaging FALSE)
+  else()
+    set(_wheelmod_has_packaging TRUE)
+  endif()
+  wheelmod_require(_wheelmod_has_packaging "python3 with the packaging module" python3-packaging)
+endif()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages wheelmod needs to build and test.
+# Idempotent: prints nothing and touches nothing when everything is there.
+# Usage: scripts/install-deps.sh [build|test]   (default: test, a superset)
+set -euo pipefail
+
+build_packages=(
+  cmake ninja-build g++ pkg-config
+  libssl-dev          # OpenSSL 3 EVP SHA-256
+  libcli11-dev        # command-line options
+  libfmt-dev          # formatting
+  nlohmann-json3-dev  # JSON in and out
+)
+test_packages=(
+  catch2              # Catch2 v2 unit tests
+  python3 python3-packaging  # reference implementation for differential tests
+)
+
+packages=("${build_packages[@]}")
+if [ "${1:-test}" = test ]; then packages+=("${test_packages[@]}"); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "error: missing Debian packages: ${missing[*]}" >&2
+  echo "hint: run as root, or: sudo apt-get install ${missing[*]}" >&2
+  exit 2
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,46 @@
+// Events that long-running library code (downloads, unpacking, relinking)
+// reports while it works. Libraries only report; the CLI decides how to
+// draw them (bars on a terminal, plain lines in a log, nothing with --quiet).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace wheelmod {
+
+using TaskId = std::uint64_t;
+
+/// Implementations must be safe to call from several threads at once.
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+
+  /// A task begins. `label` names it (a file name, a URL); `total` is its
+  /// size in `unit`s when known. Returns the id for the calls below.
+  virtual TaskId on_start(std::string_view label, std::optional<std::uint64_t> total) = 0;
+  /// `done` units of task `id` are complete (absolute, not a delta).
+  virtual void on_progress(TaskId id, std::uint64_t done) = 0;
+  /// Task `id` ended well; `summary` is a short result ("verified").
+  virtual void on_finish(TaskId id, std::string_view summary) = 0;
+  /// Task `id` failed; `reason` is one line. The error itself is still
+  /// thrown or returned by the library: this is only for the display.
+  virtual void on_fail(TaskId id, std::string_view reason) = 0;
+  /// Something the user should know that is not a failure.
+  virtual void on_warning(std::string_view message) = 0;
+};
+
+/// Discards everything (the default for library callers and tests).
+class NullReporter final : public Reporter {
+ public:
+  TaskId on_start(std::string_view, std::optional<std::uint64_t>) override { return m_next++; }
+  void on_progress(TaskId, std::uint64_t) override {}
+  void on_finish(TaskId, std::string_view) override {}
+  void on_fail(TaskId, std::string_view) override {}
+  void on_warning(std::string_view) override {}
+
+ private:
+  TaskId m_next = 1;
+};
+
+}  // namespace wheelmod

@@ -1,0 +1,77 @@
+// PEP 508 environment markers, evaluated against a target environment that
+// is a value (the machine being resolved for, not the running host).
+// Reference behaviour: python3-packaging 23.0 (packaging/markers.py).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pep/parse_error.hpp"
+
+namespace wheelmod::pep {
+
+/// The marker variables of PEP 508 "Environment Markers" for one target.
+struct MarkerEnvironment {
+  std::string implementation_name = "cpython";
+  std::string implementation_version;  // "3.12.0"
+  std::string os_name = "posix";
+  std::string platform_machine;        // "x86_64", "aarch64"
+  std::string platform_release;
+  std::string platform_system = "Linux";
+  std::string platform_version;
+  std::string python_full_version;     // "3.12.0"
+  std::string platform_python_implementation = "CPython";
+  std::string python_version;          // "3.12"
+  std::string sys_platform = "linux";
+
+  /// The value of a marker variable, nullopt for an unknown name. The
+  /// deprecated dotted spellings (`os.name`, `python_implementation`, ...)
+  /// are accepted as packaging does.
+  [[nodiscard]] std::optional<std::string_view> lookup(std::string_view variable) const;
+
+  /// A Linux CPython target: `python` is "3.12" or "3.12.4" (".0" added when
+  /// no micro is given), `machine` a uname -m value.
+  static MarkerEnvironment linux_cpython(std::string_view python, std::string_view machine);
+};
+
+/// Thrown by Marker::evaluate for a comparison PEP 508 leaves undefined
+/// (e.g. `python_version ~= "foo"` where neither side is a version and the
+/// operator is not a string operator). Carries the comparison text.
+struct UndefinedComparison {
+  std::string message;
+};
+
+class Marker {
+ public:
+  struct Node;  // expression tree, defined in marker.cpp
+
+  /// Parses a marker expression (`python_version >= "3.12" and extra == 'x'`).
+  static Parsed<Marker> parse(std::string_view text);
+
+  /// Evaluates against `env`, with `extra` the extra being resolved ("" for
+  /// none). Extras are compared after PEP 685 name normalisation. Version
+  /// operators are used when the right side parses as a PEP 440 specifier,
+  /// otherwise Python string comparison (packaging's `_eval_op`). Returns an
+  /// unexpected UndefinedComparison where packaging raises.
+  [[nodiscard]] std::expected<bool, UndefinedComparison> evaluate(
+      const MarkerEnvironment& env, std::string_view extra = "") const;
+
+  /// Normalised text, as packaging's str(Marker): double quotes, single
+  /// spaces, redundant parentheses kept as written.
+  [[nodiscard]] std::string str() const;
+
+  Marker(const Marker& other);
+  Marker& operator=(const Marker& other);
+  Marker(Marker&&) noexcept;
+  Marker& operator=(Marker&&) noexcept;
+  ~Marker();
+
+ private:
+  explicit Marker(std::unique_ptr<Node> root);
+  std::unique_ptr<Node> m_root;
+};
+
+}  // namespace wheelmod::pep

@@ -1,0 +1,1 @@
+#include "pep/name.hpp"

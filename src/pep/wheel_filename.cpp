@@ -1,0 +1,1 @@
+#include "pep/wheel_filename.hpp"
