@@ -1,1 +1,84 @@
+#include "cli/app.hpp"
 
+#include <cstdlib>
+#include <iostream>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/errors.hpp"
+
+namespace wheelmod::cli {
+
+namespace {
+
+struct Subcommand {
+  CLI::App* app;
+  CommandRunner runner;
+};
+
+void print_error(std::ostream& err, const Error& error) { err << error.render() << std::flush; }
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "wheelmod: PyTorch wheels into EasyBuild-style prefixes, module files and Stage-1 "
+      "easyconfigs.",
+      "wheelmod"};
+  app.set_version_flag("--version", std::string("wheelmod ") + WHEELMOD_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 success, 1 internal error, 2 usage, 3 nothing satisfies the request, "
+      "4 network or file system, 5 integrity, 6 a check failed.");
+
+  GlobalOptions global;
+  bool quiet = false;
+  app.add_flag("-q,--quiet", quiet, "Print no progress or warnings (errors still go to stderr)");
+
+  std::vector<Subcommand> subcommands;
+  const auto register_command = [&](CommandRunner (*add)(CLI::App&)) {
+    const auto before = app.get_subcommands({}).size();
+    auto runner = add(app);
+    subcommands.push_back({app.get_subcommands({}).at(before), std::move(runner)});
+  };
+  register_command(&add_tags_command);
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e, out, err);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e, out, err);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e, out, err);
+    } catch (const CLI::ParseError& e) {
+      // CLI11's own codes (105, 106, ...) are not ours: every usage
+      // mistake is exit code 2, with a pointer to the help.
+      std::string where = "wheelmod";
+      for (const auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+      throw UsageError("", e.what(), "run '" + where + " --help' for the options");
+    }
+    global.verbosity = quiet ? Verbosity::quiet : Verbosity::normal;
+    CommandContext context{out, err, global};
+    for (auto& command : subcommands) {
+      if (command.app->parsed()) {
+        command.runner(context);
+        out << std::flush;
+        return static_cast<int>(ExitCode::success);
+      }
+    }
+    throw UsageError("", "no subcommand given", "run 'wheelmod --help' for the list");
+  } catch (const Error& error) {
+    print_error(err, error);
+    return static_cast<int>(error.code());
+  } catch (const std::exception& error) {
+    print_error(err, Error(ExitCode::internal, "internal error", error.what(),
+                           "this is a bug in wheelmod; please report it with the command line"));
+    return static_cast<int>(ExitCode::internal);
+  }
+}
+
+}  // namespace wheelmod::cli

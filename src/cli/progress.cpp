@@ -1,1 +1,233 @@
+#include "cli/progress.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace wheelmod::cli {
+
+using std::chrono::steady_clock;
+
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  auto value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(k_units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, k_units[unit]);
+}
+
+std::string format_duration(std::chrono::seconds duration) {
+  const auto total = duration.count() < 0 ? 0 : duration.count();
+  if (total < 60) return fmt::format("{}s", total);
+  if (total < 3600) return fmt::format("{}m{:02}s", total / 60, total % 60);
+  return fmt::format("{}h{:02}m", total / 3600, (total % 3600) / 60);
+}
+
+TaskId ProgressState::add(std::string_view label, std::optional<std::uint64_t> total,
+                          steady_clock::time_point now) {
+  const TaskId id = m_next++;
+  m_tasks.emplace(id, Task{std::string(label), total, 0, now});
+  return id;
+}
+
+ProgressState::Task* ProgressState::find(TaskId id) {
+  const auto it = m_tasks.find(id);
+  return it == m_tasks.end() ? nullptr : &it->second;
+}
+
+std::string ProgressState::describe(const Task& task, steady_clock::time_point now) {
+  std::string line = task.label;
+  if (task.total && *task.total > 0) {
+    const auto percent = static_cast<unsigned>(std::min<std::uint64_t>(
+        100, task.done * 100 / *task.total));
+    line += fmt::format("  {:3}%  {}/{}", percent, format_bytes(task.done),
+                        format_bytes(*task.total));
+  } else {
+    line += fmt::format("  {}", format_bytes(task.done));
+  }
+  const std::chrono::duration<double> elapsed = now - task.started;
+  if (elapsed.count() >= 0.5 && task.done > 0) {
+    const double rate = static_cast<double>(task.done) / elapsed.count();
+    line += fmt::format("  {}/s", format_bytes(static_cast<std::uint64_t>(rate)));
+    if (task.total && *task.total > task.done) {
+      const auto remaining = static_cast<double>(*task.total - task.done) / rate;
+      line += "  ETA " + format_duration(std::chrono::seconds(static_cast<long>(remaining)));
+    }
+  }
+  return line;
+}
+
+// ---- plain lines -----------------------------------------------------------
+
+PlainReporter::PlainReporter(std::ostream& out, Clock clock, std::chrono::seconds interval)
+    : m_out(out), m_clock(std::move(clock)), m_interval(interval), m_last_report(m_clock()) {}
+
+TaskId PlainReporter::on_start(std::string_view label, std::optional<std::uint64_t> total) {
+  const std::lock_guard lock(m_mutex);
+  const auto id = m_state.add(label, total, m_clock());
+  m_out << "start: " << label;
+  if (total) m_out << " (" << format_bytes(*total) << ")";
+  m_out << '\n' << std::flush;
+  return id;
+}
+
+void PlainReporter::on_progress(TaskId id, std::uint64_t done) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  task->done = done;
+  const auto now = m_clock();
+  // One batch of lines per interval, for all running tasks: a log of a
+  // multi-hour mirror run stays readable.
+  if (now - m_last_report < m_interval) return;
+  m_last_report = now;
+  for (const auto& [_, running] : m_state.tasks())
+    m_out << "progress: " << ProgressState::describe(running, now) << '\n';
+  m_out << std::flush;
+}
+
+void PlainReporter::on_finish(TaskId id, std::string_view summary) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  m_out << "done: " << task->label;
+  if (!summary.empty()) m_out << " (" << summary << ")";
+  m_out << '\n' << std::flush;
+  m_state.remove(id);
+}
+
+void PlainReporter::on_fail(TaskId id, std::string_view reason) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  m_out << "failed: " << task->label << ": " << reason << '\n' << std::flush;
+  m_state.remove(id);
+}
+
+void PlainReporter::on_warning(std::string_view message) {
+  const std::lock_guard lock(m_mutex);
+  m_out << "warning: " << message << '\n' << std::flush;
+}
+
+// ---- terminal bars ---------------------------------------------------------
+
+namespace {
+constexpr auto k_redraw_interval = std::chrono::milliseconds(100);
+constexpr const char* k_cursor_up_erase = "\x1b[1A\x1b[2K";
+constexpr const char* k_erase_line = "\r\x1b[2K";
+}  // namespace
+
+TerminalReporter::TerminalReporter(std::ostream& out, Clock clock, unsigned width)
+    : m_out(out), m_clock(std::move(clock)), m_width(std::max(width, 40u)) {}
+
+std::string TerminalReporter::bar_line(const ProgressState::Task& task) const {
+  const auto text = ProgressState::describe(task, m_clock());
+  constexpr std::size_t k_bar_cells = 20;
+  std::string bar;
+  if (task.total && *task.total > 0) {
+    const auto filled = static_cast<std::size_t>(
+        std::min<std::uint64_t>(k_bar_cells, task.done * k_bar_cells / *task.total));
+    bar = "[" + std::string(filled, '#') + std::string(k_bar_cells - filled, '-') + "] ";
+  }
+  auto line = bar + text;
+  if (line.size() > m_width - 1) line.resize(m_width - 1);
+  return line;
+}
+
+void TerminalReporter::erase_bars() {
+  m_out << k_erase_line;
+  for (unsigned i = 0; i < m_lines_drawn; ++i) m_out << k_cursor_up_erase;
+  m_lines_drawn = 0;
+}
+
+void TerminalReporter::draw_bars() {
+  const auto& tasks = m_state.tasks();
+  for (const auto& [_, task] : tasks) {
+    m_out << bar_line(task) << '\n';
+    ++m_lines_drawn;
+  }
+  if (tasks.size() > 1) {
+    ProgressState::Task total{"total", std::uint64_t{0}, 0, steady_clock::time_point::max()};
+    bool sizes_known = true;
+    for (const auto& [_, task] : tasks) {
+      total.done += task.done;
+      total.started = std::min(total.started, task.started);
+      if (task.total) *total.total += *task.total;
+      else sizes_known = false;
+    }
+    if (!sizes_known) total.total.reset();
+    m_out << bar_line(total) << '\n';
+    ++m_lines_drawn;
+  }
+  m_out << std::flush;
+  m_last_draw = m_clock();
+}
+
+TaskId TerminalReporter::on_start(std::string_view label, std::optional<std::uint64_t> total) {
+  const std::lock_guard lock(m_mutex);
+  const auto id = m_state.add(label, total, m_clock());
+  erase_bars();
+  draw_bars();
+  return id;
+}
+
+void TerminalReporter::on_progress(TaskId id, std::uint64_t done) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  task->done = done;
+  if (m_clock() - m_last_draw < k_redraw_interval) return;
+  erase_bars();
+  draw_bars();
+}
+
+void TerminalReporter::on_finish(TaskId id, std::string_view summary) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  erase_bars();
+  m_out << "done: " << task->label;
+  if (!summary.empty()) m_out << " (" << summary << ")";
+  m_out << '\n';
+  m_state.remove(id);
+  draw_bars();
+}
+
+void TerminalReporter::on_fail(TaskId id, std::string_view reason) {
+  const std::lock_guard lock(m_mutex);
+  auto* task = m_state.find(id);
+  if (task == nullptr) return;
+  erase_bars();
+  m_out << "failed: " << task->label << ": " << reason << '\n';
+  m_state.remove(id);
+  draw_bars();
+}
+
+void TerminalReporter::on_warning(std::string_view message) {
+  const std::lock_guard lock(m_mutex);
+  erase_bars();
+  m_out << "warning: " << message << '\n';
+  draw_bars();
+}
+
+std::unique_ptr<Reporter> make_stderr_reporter(Verbosity verbosity) {
+  if (verbosity == Verbosity::quiet) return std::make_unique<NullReporter>();
+  auto clock = [] { return steady_clock::now(); };
+  if (::isatty(STDERR_FILENO) == 1) {
+    winsize size{};
+    const unsigned width =
+        ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+    return std::make_unique<TerminalReporter>(std::cerr, clock, width);
+  }
+  return std::make_unique<PlainReporter>(std::cerr, clock, std::chrono::seconds(10));
+}
+
+}  // namespace wheelmod::cli

@@ -1,1 +1,122 @@
+#include <sstream>
+
 #include <catch2/catch.hpp>
+
+#include "cli/progress.hpp"
+
+using namespace wheelmod::cli;
+using namespace std::chrono_literals;
+using std::chrono::steady_clock;
+
+namespace {
+// A clock the test moves by hand.
+struct FakeClock {
+  steady_clock::time_point now{};
+  Clock function() {
+    return [this] { return now; };
+  }
+};
+}  // namespace
+
+TEST_CASE("format_bytes uses binary units with one decimal", "[cli][progress]") {
+  struct Case {
+    std::uint64_t bytes;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {0, "0 B"},
+      {1023, "1023 B"},
+      {1024, "1.0 KiB"},
+      {1536, "1.5 KiB"},
+      {780'400'000, "744.2 MiB"},
+      {3'461'384'651, "3.2 GiB"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.bytes);
+    CHECK(format_bytes(c.bytes) == c.expected);
+  }
+}
+
+TEST_CASE("format_duration", "[cli][progress]") {
+  CHECK(format_duration(0s) == "0s");
+  CHECK(format_duration(59s) == "59s");
+  CHECK(format_duration(187s) == "3m07s");
+  CHECK(format_duration(3720s) == "1h02m");
+}
+
+TEST_CASE("PlainReporter prints start, throttled progress and the end", "[cli][progress]") {
+  FakeClock clock;
+  std::ostringstream out;
+  PlainReporter reporter(out, clock.function(), 10s);
+
+  const auto id = reporter.on_start("torch.whl", 100 * 1024 * 1024);
+  clock.now += 2s;
+  reporter.on_progress(id, 10 * 1024 * 1024);  // inside the interval: silent
+  clock.now += 8s;
+  reporter.on_progress(id, 50 * 1024 * 1024);  // 10 s after start: one line
+  reporter.on_progress(id, 51 * 1024 * 1024);  // silent again
+  reporter.on_finish(id, "sha256 verified");
+
+  CHECK(out.str() ==
+        "start: torch.whl (100.0 MiB)\n"
+        "progress: torch.whl   50%  50.0 MiB/100.0 MiB  5.0 MiB/s  ETA 10s\n"
+        "done: torch.whl (sha256 verified)\n");
+}
+
+TEST_CASE("PlainReporter reports failures and warnings", "[cli][progress]") {
+  FakeClock clock;
+  std::ostringstream out;
+  PlainReporter reporter(out, clock.function(), 10s);
+  const auto id = reporter.on_start("index page", std::nullopt);
+  reporter.on_fail(id, "HTTP 503");
+  reporter.on_warning("no sha256 in the index for x.whl");
+  reporter.on_progress(id, 5);  // a finished task is forgotten, not printed
+  CHECK(out.str() ==
+        "start: index page\n"
+        "failed: index page: HTTP 503\n"
+        "warning: no sha256 in the index for x.whl\n");
+}
+
+TEST_CASE("TerminalReporter redraws bars in place and totals several tasks", "[cli][progress]") {
+  FakeClock clock;
+  std::ostringstream out;
+  TerminalReporter reporter(out, clock.function(), 100);
+
+  const auto a = reporter.on_start("a.whl", 1000);
+  const auto b = reporter.on_start("b.whl", 3000);
+  out.str("");
+  clock.now += 1s;
+  reporter.on_progress(a, 500);
+  const auto frame = out.str();
+  // Two bars and a total line were erased (cursor up + erase) and redrawn.
+  CHECK(frame.find("[##########----------] a.whl   50%") != std::string::npos);
+  CHECK(frame.find("[--------------------] b.whl    0%") != std::string::npos);
+  CHECK(frame.find("total   12%  500 B/3.9 KiB") != std::string::npos);
+  std::size_t ups = 0;
+  for (auto pos = frame.find("\x1b[1A"); pos != std::string::npos; pos = frame.find("\x1b[1A", pos + 1))
+    ++ups;
+  CHECK(ups == 3);
+
+  out.str("");
+  clock.now += 10ms;
+  reporter.on_progress(a, 600);  // within 100 ms of the last frame: no redraw
+  CHECK(out.str().empty());
+
+  reporter.on_finish(a, "ok");
+  CHECK(out.str().find("done: a.whl (ok)\n") != std::string::npos);
+  reporter.on_finish(b, "ok");
+}
+
+TEST_CASE("TerminalReporter cuts lines to the terminal width", "[cli][progress]") {
+  FakeClock clock;
+  std::ostringstream out;
+  TerminalReporter reporter(out, clock.function(), 40);
+  reporter.on_start(std::string(200, 'x'), 10);
+  std::istringstream lines(out.str());
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto start = line.rfind("\x1b[2K");
+    const auto visible = start == std::string::npos ? line : line.substr(start + 4);
+    CHECK(visible.size() <= 39);
+  }
+}

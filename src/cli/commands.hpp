@@ -1,0 +1,37 @@
+// What every subcommand gets, and how each one registers itself.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+
+#include "cli/progress.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace wheelmod::cli {
+
+enum class OutputFormat { text, json, markdown };
+
+/// Options that belong to wheelmod as a whole.
+struct GlobalOptions {
+  Verbosity verbosity = Verbosity::normal;
+};
+
+/// Where a command writes: data to `out` (stdout), messages to `err`.
+struct CommandContext {
+  std::ostream& out;
+  std::ostream& err;
+  const GlobalOptions& global;
+};
+
+/// Runs the parsed command; throws wheelmod::Error on failure.
+using CommandRunner = std::function<void(CommandContext&)>;
+
+/// Each add_* registers a subcommand on `app` and returns what runs it once
+/// its options are parsed.
+CommandRunner add_tags_command(CLI::App& app);
+
+}  // namespace wheelmod::cli
