@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace wheelmod {

@@ -36,7 +36,8 @@ struct RecordEntry {
 /// field is allowed (the RECORD's own row, .pyc files).
 Parsed<std::vector<RecordEntry>> parse_record(std::string_view text);
 
-/// Writes rows as Python's csv.writer would (`\n` line ends, as pip does).
+/// Writes rows as Python's csv.writer would, with `\n` line ends as the
+/// `wheel` tool writes them (pip writes `\r\n`; readers accept both).
 std::string write_record(const std::vector<RecordEntry>& entries);
 
 /// What checking a file against its entry found.
