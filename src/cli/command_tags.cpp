@@ -32,8 +32,9 @@ pep::TagTarget target_from(const TagsOptions& options) {
   if (!options.glibc.empty()) {
     const auto parsed = pep::GlibcVersion::parse(options.glibc);
     if (!parsed)
-      throw UsageError("--glibc " + options.glibc, parsed.error().message,
-                       "give the glibc version as 2.NN, e.g. --glibc 2.28 (ldd --version shows it)");
+      throw UsageError(
+          "--glibc " + options.glibc, parsed.error().message,
+          "give the glibc version as 2.NN, e.g. --glibc 2.28 (ldd --version shows it)");
     glibc = *parsed;
   }
   const auto python = options.python.empty() ? host_python() : options.python;
@@ -73,10 +74,10 @@ CommandRunner add_tags_command(CLI::App& app) {
   sub->add_option("--arch", options->arch, "Target architecture, as uname -m (default: this host)");
   sub->add_option("--glibc", options->glibc, "Target glibc as 2.NN (default: this host)");
   sub->add_option("--format", options->format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                              {"json", OutputFormat::json}},
-          CLI::ignore_case));
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
+                                                                      {"json", OutputFormat::json}},
+                                  CLI::ignore_case));
   return [options](CommandContext& context) { print_tags(*options, context); };
 }
 

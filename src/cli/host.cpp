@@ -1,12 +1,12 @@
 #include "cli/host.hpp"
 
-#include <gnu/libc-version.h>
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
+
+#include <gnu/libc-version.h>
+#include <sys/utsname.h>
 
 #include "core/errors.hpp"
 
@@ -59,7 +59,8 @@ std::string host_python() {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   if (out.empty())
-    throw UsageError("--python", "cannot tell this host's Python version: no working python3 on PATH",
+    throw UsageError("--python",
+                     "cannot tell this host's Python version: no working python3 on PATH",
                      "name the target with --python X.Y (e.g. --python 3.12)");
   return out;
 }

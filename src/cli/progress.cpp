@@ -1,12 +1,12 @@
 #include "cli/progress.hpp"
 
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 
 namespace wheelmod::cli {
 
@@ -46,10 +46,10 @@ ProgressState::Task* ProgressState::find(TaskId id) {
 std::string ProgressState::describe(const Task& task, steady_clock::time_point now) {
   std::string line = task.label;
   if (task.total && *task.total > 0) {
-    const auto percent = static_cast<unsigned>(std::min<std::uint64_t>(
-        100, task.done * 100 / *task.total));
-    line += fmt::format("  {:3}%  {}/{}", percent, format_bytes(task.done),
-                        format_bytes(*task.total));
+    const auto percent =
+        static_cast<unsigned>(std::min<std::uint64_t>(100, task.done * 100 / *task.total));
+    line +=
+        fmt::format("  {:3}%  {}/{}", percent, format_bytes(task.done), format_bytes(*task.total));
   } else {
     line += fmt::format("  {}", format_bytes(task.done));
   }
@@ -160,8 +160,10 @@ void TerminalReporter::draw_bars() {
     for (const auto& [_, task] : tasks) {
       total.done += task.done;
       total.started = std::min(total.started, task.started);
-      if (task.total) *total.total += *task.total;
-      else sizes_known = false;
+      if (task.total)
+        *total.total += *task.total;
+      else
+        sizes_known = false;
     }
     if (!sizes_known) total.total.reset();
     m_out << bar_line(total) << '\n';

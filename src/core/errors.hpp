@@ -14,12 +14,12 @@ namespace wheelmod {
 /// Exit codes; scripts rely on these numbers.
 enum class ExitCode : int {
   success = 0,
-  internal = 1,         // a bug
-  usage = 2,            // bad option, unknown toolchain, bad YAML
-  unsatisfiable = 3,    // nothing satisfies the request
-  io = 4,               // network or file-system failure after retries
-  integrity = 5,        // hash mismatch, RECORD mismatch, unsafe archive
-  check_failed = 6,     // unresolved libraries, a swap that would break
+  internal = 1,       // a bug
+  usage = 2,          // bad option, unknown toolchain, bad YAML
+  unsatisfiable = 3,  // nothing satisfies the request
+  io = 4,             // network or file-system failure after retries
+  integrity = 5,      // hash mismatch, RECORD mismatch, unsafe archive
+  check_failed = 6,   // unresolved libraries, a swap that would break
 };
 
 /// A failure the user can act on. `subject` is what it is about (a file,

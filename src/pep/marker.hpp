@@ -18,13 +18,13 @@ struct MarkerEnvironment {
   std::string implementation_name = "cpython";
   std::string implementation_version;  // "3.12.0"
   std::string os_name = "posix";
-  std::string platform_machine;        // "x86_64", "aarch64"
+  std::string platform_machine;  // "x86_64", "aarch64"
   std::string platform_release;
   std::string platform_system = "Linux";
   std::string platform_version;
-  std::string python_full_version;     // "3.12.0"
+  std::string python_full_version;  // "3.12.0"
   std::string platform_python_implementation = "CPython";
-  std::string python_version;          // "3.12"
+  std::string python_version;  // "3.12"
   std::string sys_platform = "linux";
 
   /// The value of a marker variable, nullopt for an unknown name. The
@@ -46,7 +46,7 @@ struct UndefinedComparison {
 
 class Marker {
  public:
-  struct Node;  // expression tree, defined in marker.cpp
+  struct Node;  // expression tree, defined in marker_grammar.hpp (private)
 
   /// Parses a marker expression (`python_version >= "3.12" and extra == 'x'`).
   static Parsed<Marker> parse(std::string_view text);

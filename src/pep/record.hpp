@@ -1,6 +1,7 @@
 // RECORD files of installed and packed wheels: CSV rows `path,hash,size`
 // where hash is `<algorithm>=<urlsafe-base64 digest without padding>`.
-// Spec: https://packaging.python.org/en/latest/specifications/recording-installed-packages/#the-record-file
+// Spec:
+// https://packaging.python.org/en/latest/specifications/recording-installed-packages/#the-record-file
 // and PEP 376/627. CSV follows Python's csv module (what wheel and pip write):
 // fields with `,`, `"` or line breaks are quoted, `"` doubled inside quotes.
 #pragma once
@@ -45,8 +46,8 @@ enum class RecordCheck { ok, no_hash, hash_mismatch, size_mismatch, unsupported_
 
 /// Compares a computed sha256 `digest` and `size` with `entry`. The size is
 /// only checked when the entry has one; `no_hash` when it has no hash.
-RecordCheck check_record_entry(const RecordEntry& entry, std::span<const std::uint8_t> sha256_digest,
-                               std::uint64_t size);
+RecordCheck check_record_entry(const RecordEntry& entry,
+                               std::span<const std::uint8_t> sha256_digest, std::uint64_t size);
 
 /// RFC 4648 §5 base64url without `=` padding (as RECORD and PEP 376 use).
 std::string urlsafe_b64encode_nopad(std::span<const std::uint8_t> bytes);

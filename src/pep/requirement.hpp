@@ -18,7 +18,7 @@ struct Requirement {
   std::string name;                 // as written (`Typing_Extensions`)
   std::vector<std::string> extras;  // as written, sorted, no duplicates
   SpecifierSet specifier;
-  std::optional<std::string> url;   // `name @ url`
+  std::optional<std::string> url;  // `name @ url`
   std::optional<Marker> marker;
 
   static Parsed<Requirement> parse(std::string_view text);

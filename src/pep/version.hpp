@@ -19,6 +19,9 @@ namespace wheelmod::pep {
 /// The pre-release phase, after normalisation (alpha→a, beta→b, c/pre/preview→rc).
 enum class PrePhase { alpha, beta, rc };
 
+/// The normalised spelling: "a", "b", "rc".
+std::string_view pre_phase_text(PrePhase phase);
+
 struct PreRelease {
   PrePhase phase;
   std::uint64_t number;

@@ -27,7 +27,7 @@ struct WheelFilename {
   std::string name;          // PEP 503 normalised (`nvidia-cudnn-cu12`)
   Version version;           // `2.6.0+cu126` (from `2.6.0+cu126` or `2.6.0%2Bcu126`)
   std::optional<BuildTag> build;
-  std::vector<Tag> tags;     // the expanded tag set, in the order written
+  std::vector<Tag> tags;  // the expanded tag set, in the order written
 
   /// Parses `torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl`. A
   /// percent-encoded `+` (`%2B`, as download.pytorch.org writes it in

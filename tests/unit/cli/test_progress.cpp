@@ -24,12 +24,8 @@ TEST_CASE("format_bytes uses binary units with one decimal", "[cli][progress]") 
     std::string expected;
   };
   const Case cases[] = {
-      {0, "0 B"},
-      {1023, "1023 B"},
-      {1024, "1.0 KiB"},
-      {1536, "1.5 KiB"},
-      {780'400'000, "744.2 MiB"},
-      {3'461'384'651, "3.2 GiB"},
+      {0, "0 B"},        {1023, "1023 B"},           {1024, "1.0 KiB"},
+      {1536, "1.5 KiB"}, {780'400'000, "744.2 MiB"}, {3'461'384'651, "3.2 GiB"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.bytes);
@@ -93,7 +89,8 @@ TEST_CASE("TerminalReporter redraws bars in place and totals several tasks", "[c
   CHECK(frame.find("[--------------------] b.whl    0%") != std::string::npos);
   CHECK(frame.find("total   12%  500 B/3.9 KiB") != std::string::npos);
   std::size_t ups = 0;
-  for (auto pos = frame.find("\x1b[1A"); pos != std::string::npos; pos = frame.find("\x1b[1A", pos + 1))
+  for (auto pos = frame.find("\x1b[1A"); pos != std::string::npos;
+       pos = frame.find("\x1b[1A", pos + 1))
     ++ups;
   CHECK(ups == 3);
 
