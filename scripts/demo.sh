@@ -8,15 +8,27 @@ cmake --preset release >/dev/null
 cmake --build --preset release
 wheelmod=build/release/src/cli/wheelmod
 
-step() { printf '\n$ %s\n' "$*"; "$@"; }
-step "$wheelmod" --version
-# Why is a wheel chosen or not? The tags a CUDA node with glibc 2.28 and
-# Python 3.12 accepts, best first (the first few, and where the legacy
-# manylinux2014 and plain linux tags sit):
-step "$wheelmod" tags --python 3.12 --arch x86_64 --glibc 2.28 | sed -n '1,3p;/manylinux2014/p;/-linux_x86_64$/p' | head -n 8
-# The same for an aarch64 (Grace Hopper) node, as JSON:
-step "$wheelmod" tags --python 3.12 --arch aarch64 --glibc 2.34 --format json | head -n 8
-# A mistake gets a clear error and exit code 2:
-set +e
-"$wheelmod" tags --python 3.12 --arch sparc64 --glibc 2.28
-echo "exit code: $?"
+show() { printf '\n$ %s\n' "$*"; }
+
+show wheelmod --version
+"$wheelmod" --version
+
+# Why is a wheel chosen or not? The tags a node with Python 3.12 and glibc
+# 2.28 accepts, best first: the first three, and where the legacy
+# manylinux2014 tag and the plain linux tag of the same ABI sit.
+show wheelmod tags --python 3.12 --arch x86_64 --glibc 2.28
+tags=$("$wheelmod" tags --python 3.12 --arch x86_64 --glibc 2.28)
+grep -n . <<<"$tags" | grep -E '^[123]:|:cp312-cp312-(manylinux2014|linux)_x86_64$'
+echo "... $(wc -l <<<"$tags") tags in all"
+
+# The same for an aarch64 (Grace Hopper) node, as JSON.
+show wheelmod tags --python 3.12 --arch aarch64 --glibc 2.34 --format json
+json=$("$wheelmod" tags --python 3.12 --arch aarch64 --glibc 2.34 --format json)
+sed -n '1,7p' <<<"$json"
+echo '  ...'
+
+# A mistake gets a one-paragraph error and exit code 2.
+show wheelmod tags --python 3.12 --arch sparc64
+status=0
+"$wheelmod" tags --python 3.12 --arch sparc64 --glibc 2.28 || status=$?
+echo "exit code: $status"
