@@ -10,10 +10,11 @@ build_packages=(
   libcli11-dev        # command-line options
   libfmt-dev          # formatting
   nlohmann-json3-dev  # JSON in and out
+  python3 gcc         # generate the sample index (wheels with real ELF libraries)
 )
 test_packages=(
   catch2              # Catch2 v2 unit tests
-  python3 python3-packaging  # reference implementation for differential tests
+  python3-packaging   # reference implementation for differential tests
 )
 
 packages=("${build_packages[@]}")

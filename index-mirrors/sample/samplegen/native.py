@@ -1,0 +1,611 @@
+"""The native side of the sample: the EasyBuild software tree of CUDA
+stand-in libraries, and every ELF file the wheels carry, built with gcc.
+
+Each ELF file is one Target: a C source from src/, the libraries it links
+(which become its DT_NEEDED entries, in order), its SONAME and its RPATH or
+RUNPATH. Targets are built once and their bytes reused by every wheel whose
+real content would be the same. The flags make the bytes depend only on the
+sources and the toolchain (no build id, no paths), so every build directory
+gets the same files (check_deterministic.sh).
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+import subprocess
+
+from . import catalogue
+
+ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Toolchain:
+    cc: str
+    arch: str  # the machine its ELF files are for
+
+
+@dataclasses.dataclass(eq=False)
+class Target:
+    name: str  # file name in out_dir
+    out_dir: str
+    source: str  # relative to src/
+    defines: tuple[tuple[str, str], ...]
+    toolchain: Toolchain
+    soname: str | None = None
+    deps: tuple["Target", ...] = ()
+    rpath: str | None = None
+    dtags: str = "rpath"  # "rpath": DT_RPATH (--disable-new-dtags); "runpath": DT_RUNPATH
+    executable: bool = False
+    symlinks: tuple[tuple[str, str], ...] = ()  # (link name, relative target)
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.out_dir, self.name)
+
+    @property
+    def needed_name(self) -> str:
+        return self.soname or self.name
+
+    def signature(self) -> tuple:
+        """Everything that decides the output bytes."""
+        return (
+            self.source,
+            self.defines,
+            self.toolchain,
+            self.soname,
+            tuple(dep.path for dep in self.deps),
+            self.rpath,
+            self.dtags,
+            self.executable,
+            self.symlinks,
+        )
+
+    def expected(self) -> dict:
+        """The dynamic section this target is meant to have (verify.py checks it)."""
+        return {
+            "soname": self.soname,
+            "needed": [dep.needed_name for dep in self.deps] + ["libc.so.6"],
+            "rpath": self.rpath if self.dtags == "rpath" else None,
+            "runpath": self.rpath if self.dtags == "runpath" else None,
+        }
+
+
+def _rpath_link_dirs(target: Target) -> list[str]:
+    """Every directory holding a library the link pulls in, so ld can check
+    the libraries' own DT_NEEDED entries without warnings."""
+    seen = []
+    stack = list(target.deps)
+    while stack:
+        dep = stack.pop()
+        if dep.out_dir not in seen:
+            seen.append(dep.out_dir)
+        stack.extend(dep.deps)
+    return sorted(seen)
+
+
+def _command(target: Target, src_dir: str) -> list[str]:
+    cmd = [
+        target.toolchain.cc,
+        "-std=c11",
+        "-O0",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        f"-ffile-prefix-map={src_dir}=.",
+        # No build id: it would hash nothing useful and is the usual source
+        # of build-to-build differences.
+        "-Wl,--build-id=none",
+        "-Wl,--hash-style=gnu",
+        "-Wl,--no-as-needed",
+        "-Wl,--disable-new-dtags" if target.dtags == "rpath" else "-Wl,--enable-new-dtags",
+    ]
+    if target.executable:
+        cmd += ["-pipe", "-fPIE"]
+    else:
+        cmd += ["-pipe", "-fPIC", "-shared"]
+        if target.soname:
+            cmd.append(f"-Wl,-soname,{target.soname}")
+    cmd += [f"-D{key}={value}" for key, value in target.defines]
+    if target.rpath:
+        cmd.append(f"-Wl,-rpath,{target.rpath}")
+    cmd += ["-o", target.path, target.source]
+    for directory in sorted({dep.out_dir for dep in target.deps}):
+        cmd.append(f"-L{directory}")
+    cmd += [f"-Wl,-rpath-link,{directory}" for directory in _rpath_link_dirs(target)]
+    cmd += [f"-l:{dep.needed_name}" for dep in target.deps]
+    return cmd
+
+
+class Builder:
+    """Collects targets (deduplicated by output path) and builds them in
+    dependency order, several gcc processes at a time."""
+
+    def __init__(self, src_dir: str, jobs: int):
+        self.src_dir = src_dir
+        self.jobs = max(1, jobs)
+        self.targets: dict[str, Target] = {}
+
+    def add(self, target: Target) -> Target:
+        known = self.targets.get(target.path)
+        if known is not None:
+            if known.signature() != target.signature():
+                raise ValueError(f"two different targets for {target.path}")
+            return known
+        self.targets[target.path] = target
+        return target
+
+    def _build(self, target: Target) -> None:
+        os.makedirs(target.out_dir, exist_ok=True)
+        env = dict(os.environ, LC_ALL="C")
+        result = subprocess.run(
+            _command(target, self.src_dir), cwd=self.src_dir, env=env, capture_output=True, text=True
+        )
+        if result.returncode != 0 or result.stderr.strip():
+            raise RuntimeError(
+                f"building {target.path} failed:\n{' '.join(_command(target, self.src_dir))}\n"
+                f"{result.stdout}{result.stderr}"
+            )
+        for link, dest in target.symlinks:
+            link_path = os.path.join(target.out_dir, link)
+            if os.path.lexists(link_path):
+                os.remove(link_path)
+            os.symlink(dest, link_path)
+
+    def run(self) -> None:
+        depth: dict[int, int] = {}
+
+        def depth_of(target: Target) -> int:
+            if id(target) not in depth:
+                depth[id(target)] = 1 + max((depth_of(dep) for dep in target.deps), default=-1)
+            return depth[id(target)]
+
+        levels: dict[int, list[Target]] = {}
+        for target in self.targets.values():
+            levels.setdefault(depth_of(target), []).append(target)
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
+            for level in sorted(levels):
+                list(pool.map(self._build, levels[level]))
+
+
+def elf_machine(data: bytes) -> str:
+    return ELF_MACHINES.get(int.from_bytes(data[18:20], "little"), "unknown")
+
+
+# -- the EasyBuild software tree ---------------------------------------------
+#
+# One sample module set per toolchain generation (eb-toolchains.yaml): 2024a
+# has CUDA 12.6.0, cuDNN 9.5.0.50, NCCL 2.22.3 (GCCcore 13.3.0) and
+# cuSPARSELt 0.6.3.2; 2023b has CUDA 12.4.0, cuDNN 9.0.0.312 and NCCL 2.20.5
+# (GCCcore 13.2.0) and no cuSPARSELt. File version suffixes are those of the
+# CUDA 12.x.0 GA components; only the SONAMEs matter to the loader.
+
+
+@dataclasses.dataclass(frozen=True)
+class EbLibrary:
+    module: str  # EasyBuild module name, also its directory under software/
+    libdir: str
+    stem: str  # libcudart.so.12 -> "cudart"
+    soname: str
+    real_version: str  # the regular file is lib<stem>.so.<real_version>
+    macro: str  # SAMPLE_LIB_<macro> in src/eb/cuda_libs.c
+    api_version: int  # what the library's version function reports
+    needs: tuple[str, ...] = ()  # SONAMEs of the same module set it links
+
+    @property
+    def real_name(self) -> str:
+        return f"lib{self.stem}.so.{self.real_version}"
+
+
+def _cuda_module(cuda, versions):
+    """The CUDA toolkit libraries of one CUDA module (lib64 and CUPTI)."""
+    module = f"CUDA/{cuda}"
+    v = versions
+    major_minor = int(cuda.split(".")[0]) * 1000 + int(cuda.split(".")[1]) * 10
+    return [
+        EbLibrary(module, "lib64", "cudart", "libcudart.so.12", v["cudart"], "CUDART", major_minor),
+        EbLibrary(module, "lib64", "cublasLt", "libcublasLt.so.12", v["cublas"], "CUBLASLT", v["cublas_api"]),
+        EbLibrary(
+            module, "lib64", "cublas", "libcublas.so.12", v["cublas"], "CUBLAS", v["cublas_api"], ("libcublasLt.so.12",)
+        ),
+        EbLibrary(module, "lib64", "cufft", "libcufft.so.11", v["cufft"], "CUFFT", v["cufft_api"]),
+        EbLibrary(module, "lib64", "curand", "libcurand.so.10", v["curand"], "CURAND", v["curand_api"]),
+        EbLibrary(module, "lib64", "nvJitLink", "libnvJitLink.so.12", v["nvjitlink"], "NVJITLINK", major_minor),
+        EbLibrary(
+            module,
+            "lib64",
+            "cusparse",
+            "libcusparse.so.12",
+            v["cusparse"],
+            "CUSPARSE",
+            v["cusparse_api"],
+            ("libnvJitLink.so.12",),
+        ),
+        EbLibrary(
+            module,
+            "lib64",
+            "cusolver",
+            "libcusolver.so.11",
+            v["cusolver"],
+            "CUSOLVER",
+            v["cusolver_api"],
+            ("libcublas.so.12", "libcublasLt.so.12", "libcusparse.so.12", "libnvJitLink.so.12"),
+        ),
+        EbLibrary(module, "lib64", "nvrtc", "libnvrtc.so.12", v["nvrtc"], "NVRTC", major_minor),
+        EbLibrary(module, "lib64", "nvToolsExt", "libnvToolsExt.so.1", "1.0.0", "NVTX", 1),
+        EbLibrary(module, "extras/CUPTI/lib64", "cupti", "libcupti.so.12", v["cupti"], "CUPTI", v["cupti_api"]),
+    ]
+
+
+EB_MODULE_SETS = {
+    "12.6.0": _cuda_module(
+        "12.6.0",
+        {
+            "cudart": "12.6.37",
+            "cublas": "12.6.0.22",
+            "cublas_api": 120600,
+            "cufft": "11.2.6.28",
+            "cufft_api": 11206,
+            "curand": "10.3.7.37",
+            "curand_api": 10307,
+            "nvjitlink": "12.6.20",
+            "cusparse": "12.5.2.23",
+            "cusparse_api": 12502,
+            "cusolver": "11.6.4.38",
+            "cusolver_api": 11604,
+            "nvrtc": "12.6.20",
+            "cupti": "2024.3.0",
+            "cupti_api": 24,
+        },
+    )
+    + [
+        EbLibrary("cuDNN/9.5.0.50-CUDA-12.6.0", "lib", "cudnn", "libcudnn.so.9", "9.5.0", "CUDNN", 90500),
+        EbLibrary("NCCL/2.22.3-GCCcore-13.3.0-CUDA-12.6.0", "lib", "nccl", "libnccl.so.2", "2.22.3", "NCCL", 22203),
+        EbLibrary(
+            "cuSPARSELt/0.6.3.2-CUDA-12.6.0", "lib", "cusparseLt", "libcusparseLt.so.0", "0.6.3.2", "CUSPARSELT", 603
+        ),
+    ],
+    "12.4.0": _cuda_module(
+        "12.4.0",
+        {
+            "cudart": "12.4.99",
+            "cublas": "12.4.2.65",
+            "cublas_api": 120402,
+            "cufft": "11.2.0.44",
+            "cufft_api": 11200,
+            "curand": "10.3.5.119",
+            "curand_api": 10305,
+            "nvjitlink": "12.4.99",
+            "cusparse": "12.3.0.142",
+            "cusparse_api": 12300,
+            "cusolver": "11.6.0.99",
+            "cusolver_api": 11600,
+            "nvrtc": "12.4.99",
+            "cupti": "2024.1.0",
+            "cupti_api": 22,
+        },
+    )
+    + [
+        EbLibrary("cuDNN/9.0.0.312-CUDA-12.4.0", "lib", "cudnn", "libcudnn.so.9", "9.0.0", "CUDNN", 90000),
+        EbLibrary("NCCL/2.20.5-GCCcore-13.2.0-CUDA-12.4.0", "lib", "nccl", "libnccl.so.2", "2.20.5", "NCCL", 22005),
+    ],
+}
+
+
+def eb_targets(builder: Builder, toolchain: Toolchain, root: str) -> dict[str, dict[str, Target]]:
+    """Adds the software tree's libraries under root; returns, per CUDA
+    version, SONAME -> Target."""
+    out = {}
+    for cuda, libraries in EB_MODULE_SETS.items():
+        by_soname: dict[str, Target] = {}
+        for lib in libraries:
+            symlinks = [(f"lib{lib.stem}.so", lib.soname)]
+            if lib.soname != lib.real_name:
+                symlinks.append((lib.soname, lib.real_name))
+            by_soname[lib.soname] = builder.add(
+                Target(
+                    name=lib.real_name,
+                    out_dir=os.path.join(root, lib.module, lib.libdir),
+                    source="eb/cuda_libs.c",
+                    defines=((f"SAMPLE_LIB_{lib.macro}", "1"), ("SAMPLE_API_VERSION", str(lib.api_version))),
+                    toolchain=toolchain,
+                    soname=lib.soname,
+                    deps=tuple(by_soname[s] for s in lib.needs),
+                    symlinks=tuple(symlinks),
+                )
+            )
+        out[cuda] = by_soname
+    # cu124 torch links libcusparseLt.so.0 although 2023b has no cuSPARSELt
+    # module: link against 2024a's copy (only the SONAME is recorded).
+    out["12.4.0"].setdefault("libcusparseLt.so.0", out["12.6.0"]["libcusparseLt.so.0"])
+    return out
+
+
+# -- what the wheels carry ---------------------------------------------------
+
+# §4.1: DT_RPATH of the CUDA wheels' torch/lib/*.so, from
+# .ci/manywheel/build_cuda.sh. The 2.6 list gained '$ORIGIN/../../cusparselt/lib'
+# (sic, without nvidia/) with pytorch#138547 (merged 2024-11-05, after 2.5.1).
+CUDA_RPATHS_2_5 = tuple(
+    f"$ORIGIN/../../nvidia/{d}/lib"
+    for d in (
+        "cublas",
+        "cuda_cupti",
+        "cuda_nvrtc",
+        "cuda_runtime",
+        "cudnn",
+        "cufft",
+        "curand",
+        "cusolver",
+        "cusparse",
+        "nccl",
+        "nvtx",
+    )
+)
+CUDA_RPATHS_2_6 = CUDA_RPATHS_2_5[:9] + ("$ORIGIN/../../cusparselt/lib",) + CUDA_RPATHS_2_5[9:]
+
+# torch_cuda's CUDA libraries, in link order.
+TORCH_CUDA_LIBS = (
+    "libcudart.so.12",
+    "libcublas.so.12",
+    "libcublasLt.so.12",
+    "libcudnn.so.9",
+    "libnccl.so.2",
+    "libcufft.so.11",
+    "libcurand.so.10",
+    "libcusparse.so.12",
+    "libcusolver.so.11",
+    "libnvrtc.so.12",
+    "libcusparseLt.so.0",
+    "libnvToolsExt.so.1",
+    "libcupti.so.12",
+)
+GLOBAL_DEPS_CUDA_LIBS = (
+    "libcudart.so.12",
+    "libcublas.so.12",
+    "libcublasLt.so.12",
+    "libcudnn.so.9",
+    "libcufft.so.11",
+    "libcurand.so.10",
+    "libcusparse.so.12",
+    "libnvToolsExt.so.1",
+)
+# §4.3: ROCm wheels bundle these under torch/lib, renamed without the SONAME
+# version (libamdhip64.so.6 -> libamdhip64.so): (file, source macro, needs,
+# version number it reports; 0 = none). ROCm 6.2.4 ships RCCL 2.20.5.
+ROCM_BUNDLED = (
+    ("libhsa-runtime64.so", "HSA", (), 0),
+    ("libamdhip64.so", "AMDHIP", ("libhsa-runtime64.so",), catalogue.ACCELERATORS["rocm6.2.4"].hip_api_version),
+    ("librocblas.so", "ROCBLAS", ("libamdhip64.so",), 0),
+    ("libMIOpen.so", "MIOPEN", ("libamdhip64.so",), 0),
+    ("librccl.so", "RCCL", ("libamdhip64.so",), 22005),
+)
+
+
+@dataclasses.dataclass
+class Member:
+    """One ELF file of a wheel: where it goes and which target provides it."""
+
+    arcname: str  # may hold {cpython} ("cpython-312-x86_64-linux-gnu")
+    target: Target
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"'
+
+
+def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
+    """The ELF files of one torch wheel (shared by every Python tag)."""
+    release = catalogue.release_of(wheel.version)
+    accel = catalogue.ACCELERATORS[wheel.build]
+    out_dir = os.path.join(work, toolchain.arch, f"torch-{wheel.full_version}-{wheel.build}")
+    lib_dir = os.path.join(out_dir, "lib")
+    defines = [("SAMPLE_BUILD_VERSION", _quote(wheel.full_version))]
+    if accel.kind == "cuda":
+        cuda_rpath = ":".join(CUDA_RPATHS_2_6 if release.cusparselt else CUDA_RPATHS_2_5)
+        lib_rpath, c_rpath, dtags = cuda_rpath + ":$ORIGIN", cuda_rpath + ":$ORIGIN:$ORIGIN/lib", "rpath"
+        defines.append(("SAMPLE_WITH_CUDA", "1"))
+        if release.cusparselt:
+            defines.append(("SAMPLE_WITH_CUSPARSELT", "1"))
+        cuda_libs = stubs[accel.eb_cuda]
+    else:
+        # ROCm: forced RPATH $ORIGIN (§4.3). CPU: the CMake-built RUNPATH is
+        # kept (README "Choices").
+        lib_rpath, c_rpath = "$ORIGIN", "$ORIGIN:$ORIGIN/lib"
+        dtags = "rpath" if accel.kind == "rocm" else "runpath"
+        if accel.kind == "rocm":
+            defines.append(("SAMPLE_WITH_ROCM", "1"))
+    defines_t = tuple(defines)
+
+    def lib(name, source, deps, extra=()):
+        return builder.add(
+            Target(
+                name=name,
+                out_dir=lib_dir,
+                source=source,
+                defines=defines_t + tuple(extra),
+                toolchain=toolchain,
+                soname=name,
+                deps=tuple(deps),
+                rpath=lib_rpath,
+                dtags=dtags,
+            )
+        )
+
+    members = []
+    c10 = lib("libc10.so", "torch/c10.c", [])
+    torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
+    accel_libs = []
+    global_deps = []
+    python_extra = []
+    if accel.kind == "cuda":
+        wanted = [s for s in TORCH_CUDA_LIBS if release.cusparselt or s != "libcusparseLt.so.0"]
+        c10_cuda = lib("libc10_cuda.so", "torch/c10_cuda.c", [c10, cuda_libs["libcudart.so.12"]])
+        torch_cuda = lib(
+            "libtorch_cuda.so", "torch/torch_cuda.c", [c10_cuda, c10, torch_cpu] + [cuda_libs[s] for s in wanted]
+        )
+        accel_libs = [torch_cuda, c10_cuda]
+        global_deps = [cuda_libs[s] for s in GLOBAL_DEPS_CUDA_LIBS]
+        python_extra = [cuda_libs["libcudart.so.12"], cuda_libs["libnvToolsExt.so.1"]]
+    elif accel.kind == "rocm":
+        bundled = {}
+        for name, macro, needs, api_version in ROCM_BUNDLED:
+            bundled[name] = lib(
+                name,
+                "rocm/rocm_libs.c",
+                [bundled[n] for n in needs],
+                extra=((f"SAMPLE_LIB_{macro}", "1"), ("SAMPLE_API_VERSION", str(api_version))),
+            )
+            members.append(Member(f"torch/lib/{name}", bundled[name]))
+        hip = bundled["libamdhip64.so"]
+        c10_hip = lib("libc10_hip.so", "torch/c10_hip.c", [c10, hip])
+        torch_hip = lib(
+            "libtorch_hip.so",
+            "torch/torch_hip.c",
+            [c10_hip, c10, torch_cpu, hip, bundled["librocblas.so"], bundled["libMIOpen.so"], bundled["librccl.so"]],
+        )
+        accel_libs = [torch_hip, c10_hip]
+        global_deps = [hip]
+    torch = lib("libtorch.so", "torch/torch.c", [torch_cpu] + accel_libs[:1])
+    shm = lib("libshm.so", "torch/shm.c", [c10, torch_cpu])
+    deps_lib = lib("libtorch_global_deps.so", "torch/torch_global_deps.c", global_deps)
+    torch_python = lib(
+        "libtorch_python.so",
+        "torch/torch_python.c",
+        [torch, torch_cpu] + accel_libs + [c10, shm] + python_extra,
+    )
+    c_ext = builder.add(
+        Target(
+            name="_C.so",
+            out_dir=out_dir,
+            source="torch/_C.c",
+            defines=defines_t,
+            toolchain=toolchain,
+            soname=None,
+            deps=(torch_python,),
+            rpath=c_rpath,
+            dtags=dtags,
+        )
+    )
+    shm_manager = builder.add(
+        Target(
+            name="torch_shm_manager",
+            out_dir=os.path.join(out_dir, "bin"),
+            source="torch/torch_shm_manager.c",
+            defines=defines_t,
+            toolchain=toolchain,
+            deps=(shm, c10),
+            # torch/bin is outside torch/lib, which the wheel build's patchelf
+            # pass covers: it keeps the RUNPATH CMake gave it.
+            rpath="$ORIGIN/../lib",
+            dtags="runpath",
+            executable=True,
+        )
+    )
+    for target in [c10, torch_cpu, *accel_libs, torch, shm, deps_lib, torch_python]:
+        members.append(Member(f"torch/lib/{target.name}", target))
+    members.append(Member("torch/_C.{cpython}.so", c_ext))
+    members.append(Member("torch/bin/torch_shm_manager", shm_manager))
+    return members
+
+
+def domain_members(builder, toolchain, work, wheel, torch_libs: dict[str, Target], stubs) -> list[Member]:
+    """The ELF file of a torchvision or torchaudio wheel, linked against the
+    torch build of the same variant and architecture."""
+    accel = catalogue.ACCELERATORS[wheel.build]
+    out_dir = os.path.join(work, toolchain.arch, f"{wheel.project}-{wheel.full_version}-{wheel.build}")
+    defines = [("SAMPLE_BUILD_VERSION", _quote(wheel.full_version))]
+    deps = [torch_libs["libc10.so"], torch_libs["libtorch_cpu.so"]]
+    if accel.kind == "cuda":
+        defines.append(("SAMPLE_WITH_CUDA", "1"))
+        deps += [torch_libs["libc10_cuda.so"], torch_libs["libtorch_cuda.so"], stubs[accel.eb_cuda]["libcudart.so.12"]]
+    elif accel.kind == "rocm":
+        defines.append(("SAMPLE_WITH_ROCM", "1"))
+        deps += [torch_libs["libc10_hip.so"], torch_libs["libtorch_hip.so"], torch_libs["libamdhip64.so"]]
+    if wheel.project == "torchvision":
+        # A setuptools extension: no SONAME.
+        name, soname, source, arcname = "_C.so", None, "vision/vision_C.c", "torchvision/_C.so"
+        rpath = "$ORIGIN/../torch/lib"
+    else:
+        name, source, arcname = "libtorchaudio.so", "audio/libtorchaudio.c", "torchaudio/lib/libtorchaudio.so"
+        soname, rpath = name, "$ORIGIN/../../torch/lib"
+    target = builder.add(
+        Target(
+            name=name,
+            out_dir=out_dir,
+            source=source,
+            defines=tuple(defines),
+            toolchain=toolchain,
+            soname=soname,
+            deps=tuple(deps),
+            rpath=rpath,
+            # setuptools/CMake builds, not patched with --force-rpath
+            # (README "Choices").
+            dtags="runpath",
+        )
+    )
+    return [Member(arcname, target)]
+
+
+def triton_members(builder, toolchain, work, wheel) -> list[Member]:
+    out_dir = os.path.join(work, toolchain.arch, f"{wheel.project}-{wheel.full_version}")
+    defines = (("SAMPLE_BUILD_VERSION", _quote(wheel.full_version)),)
+    members = [
+        Member(
+            "triton/_C/libtriton.so",
+            builder.add(
+                Target(
+                    name="libtriton.so",
+                    out_dir=out_dir,
+                    source="triton/libtriton.c",
+                    defines=defines,
+                    toolchain=toolchain,
+                    soname="libtriton.so",
+                )
+            ),
+        )
+    ]
+    if wheel.build == "cuda":
+        members.append(
+            Member(
+                "triton/backends/nvidia/bin/ptxas",
+                builder.add(
+                    Target(
+                        name="ptxas",
+                        out_dir=out_dir,
+                        source="triton/ptxas.c",
+                        defines=(("SAMPLE_BUILD_VERSION", _quote("12.4, V12.4.99")),),
+                        toolchain=toolchain,
+                        executable=True,
+                    )
+                ),
+            )
+        )
+    return members
+
+
+def plan(builder, toolchains: dict[str, Toolchain], software_roots: dict[str, str], work: str, wheels):
+    """Adds every target the wheels need. Returns (filename -> members,
+    the x86_64 software tree's SONAME -> Target per CUDA version).
+
+    toolchains maps a wheel architecture to the toolchain that builds its
+    ELF files (aarch64 -> the x86_64 one when no cross compiler is there)."""
+    stubs = {arch: eb_targets(builder, tc, software_roots[tc.arch]) for arch, tc in toolchains.items()}
+    members: dict[str, list[Member]] = {}
+    torch_libs: dict[tuple, dict[str, Target]] = {}
+    for wheel in wheels:
+        if wheel.project != "torch":
+            continue
+        tc = toolchains[wheel.arch]
+        found = torch_members(builder, tc, work, wheel, stubs[wheel.arch])
+        members[wheel.filename] = found
+        libs = {os.path.basename(m.arcname): m.target for m in found if m.arcname.startswith("torch/lib/")}
+        torch_libs[(wheel.version, wheel.variant, wheel.arch)] = libs
+    for wheel in wheels:
+        tc = toolchains.get(wheel.arch) if wheel.arch else None
+        if wheel.project in ("torchvision", "torchaudio"):
+            libs = torch_libs[(wheel.release, wheel.variant, wheel.arch)]
+            members[wheel.filename] = domain_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
+        elif wheel.project in ("triton", "pytorch_triton_rocm"):
+            members[wheel.filename] = triton_members(builder, tc, work, wheel)
+    return members, stubs["x86_64"]
