@@ -22,7 +22,24 @@ wheelmod_require(CLI11_FOUND "CLI11" libcli11-dev)
 find_package(nlohmann_json 3 QUIET CONFIG)
 wheelmod_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
 
+find_package(PkgConfig QUIET)
+wheelmod_require(PKG_CONFIG_FOUND "pkg-config" pkg-config)
+pkg_check_modules(GUMBO QUIET IMPORTED_TARGET gumbo)
+wheelmod_require(GUMBO_FOUND "gumbo (HTML5 parser)" libgumbo-dev)
+
+find_package(CURL QUIET)
+wheelmod_require(CURL_FOUND "libcurl" libcurl4-openssl-dev)
+
+find_package(yaml-cpp QUIET CONFIG)
+wheelmod_require(yaml-cpp_FOUND "yaml-cpp" libyaml-cpp-dev)
+
+find_package(ZLIB QUIET)
+wheelmod_require(ZLIB_FOUND "zlib" zlib1g-dev)
+
 if(WHEELMOD_BUILD_TESTS)
+  # A real HTTP server for the integration tests (Range, ETag, 304).
+  find_program(WHEELMOD_NGINX NAMES nginx PATHS /usr/sbin NO_DEFAULT_PATH)
+  wheelmod_require(WHEELMOD_NGINX "nginx" nginx-light)
   find_package(Catch2 2 QUIET CONFIG)
   wheelmod_require(Catch2_FOUND "Catch2 v2" catch2)
   # The differential tests run Debian's python3 with python3-packaging, the

@@ -1,0 +1,90 @@
+// The site tables: toolchain generations (config/toolchains.yaml) and which
+// EasyBuild module provides which pip package or CUDA library
+// (config/eb-dependencies.yaml). The schema is in config/README.md. A site
+// directory given with --config holds files of the same names, merged over
+// the shipped ones (per generation, then per field; lists replace; null
+// removes).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wheelmod::easybuild {
+
+struct Toolchain {
+  std::string name;     // foss
+  std::string version;  // 2024a
+};
+
+struct ModuleVersion {
+  std::string version;  // 12.6.0
+  std::string module;   // CUDA/12.6.0
+};
+
+/// A module that provides a pip package (Python-bundle-PyPI provides jinja2).
+struct PythonProvider {
+  std::string module;
+  std::string package_version;          // the pip package's version inside it
+  std::optional<std::string> cuda;      // for CUDA-specific modules (Triton -CUDA-12.6.0)
+};
+
+/// A module that provides a CUDA library (cuDNN provides libcudnn.so.9).
+struct LibraryProvider {
+  std::string module;   // cuDNN/9.5.0.50-CUDA-12.6.0
+  std::string name;     // cuDNN
+  std::string version;  // 9.5.0.50
+  std::string libdir;   // lib, lib64, extras/CUPTI/lib64 (relative to the module's root)
+  std::optional<std::string> cuda;
+};
+
+/// A pip package of a CUDA library (nvidia-cudnn-cu12) and where EB has it.
+struct CudaLibrary {
+  std::string wheel_libdir;                  // nvidia/cudnn/lib
+  std::vector<std::string> wheel_libdir_aliases;
+  std::vector<std::string> libraries;        // SONAMEs
+  std::vector<LibraryProvider> provided_by;  // best first
+};
+
+struct Generation {
+  std::string name;     // 2024a
+  std::string gcccore;  // 13.3.0
+  std::map<std::string, Toolchain> toolchains;  // accepted --toolchain value -> toolchain
+  ModuleVersion python;
+  std::optional<ModuleVersion> cuda;
+  std::vector<std::string> cuda_other;
+  std::optional<ModuleVersion> rocm;
+  std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
+  std::map<std::string, CudaLibrary> cuda_libraries;                    // pip name -> library
+};
+
+class SiteConfig {
+ public:
+  /// Loads `shipped_dir`/{toolchains,eb-dependencies}.yaml, then merges
+  /// `site_dir`'s files of the same names when given. Throws UsageError
+  /// (exit 2) naming file:line:column and the key for bad YAML, unknown
+  /// keys, unquoted versions or a malformed module name.
+  static SiteConfig load(const std::filesystem::path& shipped_dir,
+                         const std::optional<std::filesystem::path>& site_dir = std::nullopt);
+
+  [[nodiscard]] const std::map<std::string, Generation>& generations() const { return m_generations; }
+
+  /// The generation a --toolchain value belongs to (`foss-2024a`,
+  /// `GCC-13.3.0`, case-sensitive as EasyBuild names are), or nullptr.
+  [[nodiscard]] const Generation* find_generation(std::string_view toolchain) const;
+
+  /// Every accepted --toolchain value, for error messages.
+  [[nodiscard]] std::vector<std::string> toolchain_names() const;
+
+  /// The shipped config directory: `$WHEELMOD_DATA_DIR/config` when set, else
+  /// `<exe>/../share/wheelmod/config` if present, else the source tree's.
+  static std::filesystem::path default_dir();
+
+ private:
+  std::map<std::string, Generation> m_generations;
+};
+
+}  // namespace wheelmod::easybuild
