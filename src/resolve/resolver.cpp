@@ -1,1 +1,351 @@
-// stub
+#include "resolve/resolver.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "index/url.hpp"
+#include "pep/name.hpp"
+#include "resolve/session.hpp"
+
+namespace wheelmod::resolve {
+
+namespace {
+
+// PEP 691 "Content negotiation": JSON preferred, HTML accepted; what pip
+// and uv send.
+constexpr std::string_view k_accept =
+    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
+    "text/html;q=0.01";
+
+bool is_pinned(const pep::SpecifierSet& set) {
+  return std::any_of(set.specifiers().begin(), set.specifiers().end(), [](const auto& s) {
+    return (s.op() == pep::Operator::equal && !s.wildcard()) || s.op() == pep::Operator::arbitrary;
+  });
+}
+
+std::string target_text(const pep::TagTarget& t) {
+  return fmt::format("Python {}.{}{}, {}, glibc {}.{}", t.python_major, t.python_minor,
+                     t.free_threaded ? "t" : "", t.arch, t.glibc.major, t.glibc.minor);
+}
+
+std::string spec_text(const pep::Requirement& spec) {
+  return spec.specifier.empty() ? spec.canonical_name() : spec.canonical_name() + spec.specifier.str();
+}
+
+// The nearest rejected candidates first: a matching version that failed on
+// tags or variant says more than an older version.
+std::string rejections_text(std::vector<Rejection> rejected) {
+  std::stable_partition(rejected.begin(), rejected.end(),
+                        [](const Rejection& r) { return !r.reason.starts_with("version "); });
+  std::string out;
+  constexpr std::size_t k_shown = 8;
+  for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)
+    out += "\n    " + rejected[i].filename + ": " + rejected[i].reason;
+  if (rejected.size() > k_shown) out += fmt::format("\n    ... and {} more", rejected.size() - k_shown);
+  return out;
+}
+
+CandidateFilter filter_for(const pep::Requirement& spec, const std::string& variant) {
+  return {spec.canonical_name(), spec.specifier, variant, is_pinned(spec.specifier)};
+}
+
+// The variant: the exact one when it serves the first requested project
+// for this target, else the closest lower one of the same major.
+VariantChoice choose_variant(Session& session, const std::string& accelerator_version) {
+  const auto& request = session.request;
+  const auto& first = request.specs.front();
+  std::vector<std::string> candidates;
+  if (request.accelerator.variant) candidates = {*request.accelerator.variant};
+  else candidates = variant_candidates(request.accelerator.kind, accelerator_version);
+
+  VariantChoice choice;
+  std::vector<Rejection> nearest;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& variant = candidates[i];
+    const auto* page = session.page(variant, first.canonical_name());
+    if (page == nullptr) {
+      choice.tried.push_back(variant + ": no " + first.canonical_name() + " page on this index");
+      continue;
+    }
+    const auto set = collect_candidates(*page, filter_for(first, variant), request.tag_target,
+                                        session.priority);
+    if (set.fitting.empty()) {
+      choice.tried.push_back(variant + ": no wheel of " + spec_text(first) + " fits");
+      if (nearest.empty()) nearest = set.rejected;
+      continue;
+    }
+    choice.variant = variant;
+    choice.exact = i == 0;
+    if (request.accelerator.kind == AcceleratorKind::cpu) {
+      choice.reason = "CPU-only wheels";
+    } else if (request.accelerator.variant) {
+      choice.reason = "named with --accelerator";
+    } else if (i == 0) {
+      choice.reason = "exact match for " + std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
+    } else {
+      choice.reason = fmt::format(
+          "{} has no {} for this target; {} is the closest lower variant of the same major "
+          "version, which runs on {} (minor version compatibility)",
+          candidates.front(), spec_text(first), variant, std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version);
+    }
+    return choice;
+  }
+  std::string tried;
+  for (const auto& line : choice.tried) tried += "\n    " + line;
+  throw UnsatisfiableError(
+      spec_text(first),
+      fmt::format("no variant of the index has a wheel for {} ({}); tried:{}{}",
+                  target_text(request.tag_target), request.accelerator.str(), tried,
+                  nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest)),
+      "check the version against the index, or the target with --python/--arch/--glibc; "
+      "`wheelmod tags` lists what the target accepts");
+}
+
+// Requirements of `metadata` on projects in `names` that apply to the target.
+std::vector<pep::Requirement> pins_on(const Session& session, const pep::CoreMetadata& metadata,
+                                      const std::set<std::string>& names) {
+  std::vector<pep::Requirement> out;
+  for (const auto& requirement : metadata.requires_dist)
+    if (names.contains(requirement.canonical_name()) && requirement.applies_to(session.environment))
+      out.push_back(requirement);
+  return out;
+}
+
+// Depth-first choice over the requested projects, best candidate first,
+// backtracking when pins disagree (torch==2.5.1 with torchvision: 0.21.0
+// pins torch==2.6.0, so 0.20.1 is taken).
+class PinSolver {
+ public:
+  PinSolver(Session& session, std::vector<CandidateSet> sets)
+      : m_session(session), m_sets(std::move(sets)) {
+    for (const auto& spec : session.request.specs) m_names.insert(spec.canonical_name());
+  }
+
+  bool solve(std::size_t index) {
+    if (index == m_sets.size()) return true;
+    for (const auto& candidate : m_sets[index].fitting) {
+      if (!consistent(index, candidate)) continue;
+      m_chosen.push_back(&candidate);
+      if (solve(index + 1)) return true;
+      m_chosen.pop_back();
+    }
+    return false;
+  }
+
+  const std::vector<const Candidate*>& chosen() const { return m_chosen; }
+  std::vector<Rejection>& conflicts() { return m_conflicts; }
+
+ private:
+  bool consistent(std::size_t index, const Candidate& candidate) {
+    if (m_session.request.no_deps) return true;
+    const auto& project = m_session.request.specs[index].canonical_name();
+    const auto& metadata = m_session.metadata(candidate).metadata;
+    // Its pins on the projects chosen so far ...
+    for (const auto& pin : pins_on(m_session, metadata, m_names)) {
+      for (const auto* other : m_chosen) {
+        if (other->wheel.name == pin.canonical_name() && !pin.specifier.contains(other->wheel.version, pep::Prereleases::allow)) {
+          m_conflicts.push_back({candidate.link.filename, "requires " + pin.str() + ", but " + other->wheel.name + " " + other->wheel.version.str() + " was chosen"});
+          return false;
+        }
+      }
+    }
+    // ... and their pins on it.
+    for (const auto* other : m_chosen) {
+      for (const auto& pin : pins_on(m_session, m_session.metadata(*other).metadata, {project})) {
+        if (!pin.specifier.contains(candidate.wheel.version, pep::Prereleases::allow)) {
+          m_conflicts.push_back({candidate.link.filename, other->wheel.name + " " + other->wheel.version.str() + " requires " + pin.str()});
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  Session& m_session;
+  std::vector<CandidateSet> m_sets;
+  std::set<std::string> m_names;
+  std::vector<const Candidate*> m_chosen;
+  std::vector<Rejection> m_conflicts;
+};
+
+std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set, const Candidate& chosen) {
+  std::string why = "highest version matching " + spec_text(spec) + " that fits the target";
+  const auto others = set.fitting.size() - 1 + set.rejected.size();
+  if (others > 0) why += fmt::format("; {} other file{} not taken", others, others == 1 ? "" : "s");
+  (void)chosen;
+  return why;
+}
+
+}  // namespace
+
+// ---- Session ---------------------------------------------------------------
+
+Session::Session(const ResolveRequest& req, net::Fetcher& fetcher, Reporter& rep)
+    : request(req),
+      environment(pep::MarkerEnvironment::linux_cpython(req.python, req.tag_target.arch)),
+      supported(pep::supported_tags(req.tag_target)),
+      priority(supported),
+      reporter(rep),
+      m_fetcher(fetcher) {}
+
+const index::ProjectPage* Session::page(const std::string& variant, const std::string& project) {
+  const auto url = index::join_url(request.index_root, variant + "/" + project + "/");
+  auto [it, inserted] = m_pages.try_emplace(url);
+  if (!inserted) return it->second ? &*it->second : nullptr;
+  const auto response = m_fetcher.get_page(url, k_accept);
+  if (!response) return nullptr;
+  const bool json = response->content_type == "application/vnd.pypi.simple.v1+json";
+  const auto base = response->effective_url.empty() ? url : response->effective_url;
+  auto parsed = json ? index::parse_project_json(response->body, base)
+                     : index::parse_project_html(response->body, base);
+  if (!parsed)
+    throw IntegrityError(mask_credentials(url), "the index page is not valid: " + parsed.error().message,
+                         "the index or a proxy answered something else than a package page");
+  it->second = std::move(*parsed);
+  return &*it->second;
+}
+
+const ParsedMetadata& Session::metadata(const Candidate& candidate) {
+  const auto& url = candidate.link.url;
+  if (const auto it = m_metadata.find(url); it != m_metadata.end()) return it->second;
+  auto fetched = fetch_wheel_metadata(m_fetcher, candidate.link);
+  auto parsed = pep::CoreMetadata::parse(fetched.text);
+  if (!parsed)
+    throw IntegrityError(candidate.link.filename, "its METADATA is not valid: " + parsed.error().message);
+  if (pep::canonicalize_name(parsed->name) != candidate.wheel.name ||
+      parsed->version != candidate.wheel.version)
+    throw IntegrityError(candidate.link.filename,
+                         "its METADATA names " + parsed->name + " " + parsed->version.str() +
+                             ", not the file name's project and version",
+                         "the index serves a wrong or renamed file");
+  return m_metadata.emplace(url, ParsedMetadata{std::move(*parsed), fetched.source}).first->second;
+}
+
+ChosenWheel describe_candidate(const Session& session, const Candidate& candidate,
+                               const std::string& variant, bool requested, std::string why) {
+  ChosenWheel wheel;
+  wheel.name = candidate.wheel.name;
+  wheel.version = candidate.wheel.version.str();
+  wheel.filename = candidate.link.filename;
+  wheel.url = mask_credentials(candidate.link.url);
+  wheel.sha256 = candidate.link.sha256();
+  wheel.size = candidate.link.size;
+  wheel.variant = variant;
+  wheel.best_tag = session.supported[candidate.rank].str();
+  wheel.tag_rank = candidate.rank + 1;
+  wheel.tags_total = session.supported.size();
+  wheel.requested = requested;
+  wheel.why = std::move(why);
+  return wheel;
+}
+
+// ---- resolve ---------------------------------------------------------------
+
+ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter) {
+  if (request.specs.empty()) throw UsageError("resolve", "no requirement given", "name at least one, e.g. torch==2.6.0");
+  Session session(request, fetcher, reporter);
+
+  ResolveReport report;
+  report.index = mask_credentials(request.index_root);
+  for (const auto& spec : request.specs) report.specs.push_back(spec.str());
+  report.no_deps = request.no_deps;
+
+  auto& target = report.target;
+  target.toolchain = request.toolchain;
+  if (request.generation) target.generation = request.generation->name;
+  target.python = request.python;
+  target.python_source = request.python_source;
+  target.arch = request.tag_target.arch;
+  target.glibc = fmt::format("{}.{}", request.tag_target.glibc.major, request.tag_target.glibc.minor);
+
+  // The accelerator version: as given, else the toolchain generation's.
+  std::string accelerator_version = request.accelerator.version.value_or("");
+  target.accelerator_source = "--accelerator";
+  if (request.accelerator.kind != AcceleratorKind::cpu && accelerator_version.empty()) {
+    const auto& module = request.accelerator.kind == AcceleratorKind::cuda
+                             ? (request.generation ? request.generation->cuda : std::nullopt)
+                             : (request.generation ? request.generation->rocm : std::nullopt);
+    if (!module)
+      throw UsageError("--accelerator " + std::string(kind_text(request.accelerator.kind)),
+                       request.generation
+                           ? "toolchain generation " + request.generation->name + " has no " +
+                                 std::string(kind_text(request.accelerator.kind)) + " module"
+                           : "no version given and no --toolchain to take it from",
+                       "name the version, e.g. --accelerator cuda:12.6 or --accelerator cu126");
+    accelerator_version = module->version;
+    target.accelerator_source = "toolchain (" + module->module + ")";
+  }
+  target.accelerator = request.accelerator.kind == AcceleratorKind::cpu
+                           ? "cpu"
+                           : std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
+
+  report.variant = choose_variant(session, accelerator_version);
+  const auto& variant = report.variant.variant;
+
+  // Candidates of every requested project, from the one variant.
+  std::vector<CandidateSet> sets;
+  for (const auto& spec : request.specs) {
+    const auto* page = session.page(variant, spec.canonical_name());
+    if (page == nullptr)
+      throw UnsatisfiableError(spec_text(spec), "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
+                               "torch, torchvision and torchaudio must come from one variant");
+    auto set = collect_candidates(*page, filter_for(spec, variant), request.tag_target, session.priority);
+    if (set.fitting.empty())
+      throw UnsatisfiableError(spec_text(spec),
+                               "no wheel on the " + variant + " variant fits " + target_text(request.tag_target) +
+                                   "; nearest candidates:" + rejections_text(set.rejected),
+                               "`wheelmod tags` lists the tags this target accepts");
+    sets.push_back(std::move(set));
+  }
+
+  PinSolver solver(session, sets);
+  if (!solver.solve(0)) {
+    throw UnsatisfiableError(
+        fmt::format("{}", fmt::join(report.specs, " ")),
+        "the requested projects pin each other to versions that cannot all be met; conflicts:" +
+            rejections_text(solver.conflicts()),
+        "relax one of the version specifiers, or let one project follow the other's pin");
+  }
+
+  std::vector<ChosenWheel> chosen;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    const auto& candidate = *solver.chosen()[i];
+    chosen.push_back(describe_candidate(session, candidate, variant, true,
+                                        why_chosen(request.specs[i], sets[i], candidate)));
+    if (!candidate.link.sha256())
+      report.warnings.push_back(candidate.link.filename + ": the index gives no sha256; it will be computed on download");
+  }
+  std::vector<ChosenWheel> bundled;
+  if (!request.no_deps) {
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      const auto& parsed = session.metadata(*solver.chosen()[i]);
+      chosen[i].metadata_source = std::string(describe(parsed.source));
+      map_dependencies(session, chosen[i], parsed.metadata, chosen, bundled);
+    }
+  }
+  for (auto& wheel : bundled) chosen.push_back(std::move(wheel));
+  report.wheels = std::move(chosen);
+
+  std::set<std::string> modules;
+  if (request.generation) modules.insert(request.generation->python.module);
+  std::set<std::string> missing_seen;
+  for (const auto& wheel : report.wheels) {
+    for (const auto& dependency : wheel.dependencies) {
+      if (dependency.resolution == DependencyResolution::eb_module) modules.insert(dependency.provider);
+      if (dependency.resolution == DependencyResolution::missing && missing_seen.insert(dependency.name).second)
+        report.missing.push_back(dependency);
+      if (dependency.compatibility == Compatibility::incompatible)
+        report.warnings.push_back(wheel.name + " needs " + dependency.requirement + ", but " +
+                                  dependency.provider + " provides " +
+                                  dependency.provided_version.value_or("another version") + ": " + dependency.note);
+    }
+  }
+  report.modules.assign(modules.begin(), modules.end());
+  for (const auto& warning : report.warnings) reporter.on_warning(warning);
+  return report;
+}
+
+}  // namespace wheelmod::resolve

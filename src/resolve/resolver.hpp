@@ -1,0 +1,40 @@
+// Choosing the wheels: the variant directory for the accelerator, then for
+// each requested project the highest version that satisfies its
+// specifiers, fits the variant and the target's tags, and agrees with the
+// pins between the requested projects (torchvision 0.21.0 requires
+// torch==2.6.0); then each wheel's dependencies mapped to EasyBuild modules
+// or bundled wheels.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "net/fetcher.hpp"
+#include "pep/requirement.hpp"
+#include "pep/tags.hpp"
+#include "resolve/accelerator.hpp"
+#include "resolve/report.hpp"
+
+namespace wheelmod::resolve {
+
+struct ResolveRequest {
+  std::vector<pep::Requirement> specs;
+  std::string index_root;                    // URL of the index root (variants below it)
+  std::optional<std::string> toolchain;      // as given
+  const easybuild::Generation* generation = nullptr;
+  Accelerator accelerator;
+  std::string python;                        // "3.12" (from the toolchain or --python)
+  std::string python_source;
+  pep::TagTarget tag_target;                 // python, arch, glibc
+  bool no_deps = false;
+};
+
+/// Resolves `request`. Throws UnsatisfiableError (exit 3) listing the
+/// nearest candidates and why each was rejected when a requested project
+/// has no fitting wheel, IoError / IntegrityError from the index.
+ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter);
+
+}  // namespace wheelmod::resolve

@@ -1,0 +1,58 @@
+// State shared by the steps of one resolution (private to src/resolve):
+// the fetched pages and metadata, so that each URL is read once.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "index/page.hpp"
+#include "net/fetcher.hpp"
+#include "pep/marker.hpp"
+#include "pep/metadata.hpp"
+#include "pep/tags.hpp"
+#include "resolve/candidates.hpp"
+#include "resolve/metadata_source.hpp"
+#include "resolve/resolver.hpp"
+
+namespace wheelmod::resolve {
+
+struct ParsedMetadata {
+  pep::CoreMetadata metadata;
+  MetadataSource source;
+};
+
+class Session {
+ public:
+  Session(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter);
+
+  /// The project page of `project` in `variant`; nullptr when the index has none.
+  const index::ProjectPage* page(const std::string& variant, const std::string& project);
+  /// METADATA of a candidate, fetched once per wheel URL.
+  const ParsedMetadata& metadata(const Candidate& candidate);
+
+  const ResolveRequest& request;
+  pep::MarkerEnvironment environment;
+  std::vector<pep::Tag> supported;
+  pep::TagPriority priority;
+  Reporter& reporter;
+
+ private:
+  net::Fetcher& m_fetcher;
+  std::map<std::string, std::optional<index::ProjectPage>> m_pages;  // by URL
+  std::map<std::string, ParsedMetadata> m_metadata;                  // by wheel URL
+};
+
+/// Maps the dependencies of `wheel` (its METADATA's Requires-Dist for the
+/// target) to chosen wheels, EB modules or bundled wheels; appends bundled
+/// wheels it needs to `bundled`. `chosen` are the requested wheels.
+void map_dependencies(Session& session, ChosenWheel& wheel, const pep::CoreMetadata& metadata,
+                      const std::vector<ChosenWheel>& chosen, std::vector<ChosenWheel>& bundled);
+
+/// A ChosenWheel record for a candidate.
+ChosenWheel describe_candidate(const Session& session, const Candidate& candidate,
+                               const std::string& variant, bool requested, std::string why);
+
+}  // namespace wheelmod::resolve

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""`wheelmod resolve` against the sample index: real pages, real wheels.
+
+    resolve_scenarios.py --wheelmod BIN --sample DIR [--http-state DIR] SCENARIO
+
+Each scenario runs the binary, checks the exit code and facts of the
+report (against the sample's MANIFEST.json, never hard-coded hashes), and,
+where it has a golden file, compares the output byte for byte with
+tests/golden/resolve/<scenario>.<ext> after replacing volatile parts
+([INDEX] for the index URL, [SHA256] for digests). Set
+WHEELMOD_UPDATE_GOLDEN=1 to rewrite the golden files, then review the diff.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "golden", "resolve")
+CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.sample = args.sample
+        self.index = "file://" + os.path.join(args.sample, "whl")
+        self.cache = tempfile.mkdtemp(prefix="wheelmod-cache-")
+        self.http_state = args.http_state
+        with open(os.path.join(args.sample, "MANIFEST.json")) as f:
+            self.manifest = json.load(f)
+
+    def run(self, *args, index=None, expect=0):
+        command = [self.wheelmod, "resolve", "--index", index or self.index,
+                   "--cache-dir", self.cache, *args]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        print("ran:", " ".join(command), "->", result.returncode)
+        if result.returncode != expect:
+            print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
+            raise Failure(f"exit code {result.returncode}, expected {expect}")
+        return result
+
+    def json(self, *args, index=None):
+        return json.loads(self.run(*args, "--format", "json", index=index).stdout)
+
+    def manifest_entry(self, filename):
+        for wheel in self.manifest["wheels"]:
+            if wheel["filename"] == filename:
+                return wheel
+        raise Failure(f"{filename} is not in the sample's MANIFEST.json")
+
+    def golden(self, name, text, index):
+        text = text.replace(index, "[INDEX]")
+        text = re.sub(r"\b[0-9a-f]{64}\b", "[SHA256]", text)
+        path = os.path.join(GOLDEN, name)
+        if os.environ.get("WHEELMOD_UPDATE_GOLDEN"):
+            with open(path, "w") as f:
+                f.write(text)
+            print("rewrote", path)
+            return
+        check(os.path.exists(path), f"no golden file {path} (WHEELMOD_UPDATE_GOLDEN=1 writes it)")
+        with open(path) as f:
+            expected = f.read()
+        if text != expected:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(
+                expected.splitlines(True), text.splitlines(True), path, "actual"))
+            raise Failure(f"output differs from {path}")
+
+    def check_hashes(self, report):
+        """Every chosen wheel's sha256 is the sample's, or absent where the page has none."""
+        for wheel in report["wheels"]:
+            entry = self.manifest_entry(wheel["filename"])
+            if entry["has_hash_on_index"]:
+                check(wheel["sha256"] == entry["sha256"], f"{wheel['filename']}: wrong sha256")
+            else:
+                check(wheel["sha256"] is None, f"{wheel['filename']}: a hash the index does not give")
+
+
+def by_name(report):
+    return {w["name"]: w for w in report["wheels"]}
+
+
+def deps(wheel):
+    return {d["name"]: d for d in wheel["dependencies"]}
+
+
+# ---- scenarios ---------------------------------------------------------------
+
+def cuda_stack(r):
+    """The main job: torch + torchvision + torchaudio for foss-2024a with its CUDA."""
+    report = r.json("torch==2.6.0", "torchvision", "torchaudio", *CUDA)
+    check(report["variant"]["name"] == "cu126" and report["variant"]["exact"], "variant cu126, exact")
+    wheels = by_name(report)
+    check(wheels["torch"]["filename"] == "torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl",
+          "torch wheel: " + wheels["torch"]["filename"])
+    check(wheels["torchvision"]["version"] == "0.21.0+cu126", "torchvision 0.21.0+cu126")
+    check(wheels["torchaudio"]["version"] == "2.6.0+cu126", "torchaudio 2.6.0+cu126")
+    check(wheels["torch"]["metadata_source"] == "PEP 658 .metadata file", "metadata via PEP 658")
+    torch = deps(wheels["torch"])
+    check(torch["nvidia-cudnn-cu12"]["resolution"] == "module", "cudnn from a module")
+    check(torch["nvidia-cudnn-cu12"]["provider"] == "cuDNN/9.5.1.17-CUDA-12.6.0", "cuDNN 9.5.1.17 exact")
+    check(torch["nvidia-cudnn-cu12"]["compatibility"] == "exact", "cudnn exact")
+    check(torch["nvidia-cuda-runtime-cu12"]["provider"] == "CUDA/12.6.0", "cudart from CUDA/12.6.0")
+    check(torch["nvidia-cuda-runtime-cu12"]["compatibility"] == "compatible", "12.6.77 vs 12.6.0: compatible")
+    check(torch["jinja2"]["provider"].startswith("Python-bundle-PyPI/2024.06"), "jinja2 from Python-bundle-PyPI")
+    check(torch["sympy"]["resolution"] == "bundled", "sympy==1.13.1 is bundled: 2024a has 1.13.3")
+    check(deps(wheels["torchvision"])["torch"]["resolution"] == "wheel", "torchvision's torch pin met by the wheel")
+    check("CUDA/12.6.0" in report["modules"], "CUDA module listed")
+    r.check_hashes(report)
+    for fmt, ext in (("text", "txt"), ("markdown", "md")):
+        out = r.run("torch==2.6.0", "torchvision", "torchaudio", *CUDA, "--format", fmt).stdout
+        r.golden(f"cuda_stack.{ext}", out, r.index)
+    r.golden("cuda_stack.json", json.dumps(report, indent=2, sort_keys=True) + "\n", r.index)
+
+
+def closest_lower_variant(r):
+    """torch 2.5.1 was never built for CUDA 12.6: cu124 runs on it, and the report says so."""
+    report = r.json("torch==2.5.1", *CUDA)
+    check(report["variant"]["name"] == "cu124", "variant cu124: " + report["variant"]["name"])
+    check(not report["variant"]["exact"], "not exact")
+    check("closest lower" in report["variant"]["reason"], "reason says closest lower")
+    check(any(t.startswith("cu126") for t in report["variant"]["tried"]), "cu126 was tried")
+    check(by_name(report)["torch"]["version"] == "2.5.1+cu124", "torch 2.5.1+cu124")
+
+
+def pins_backtrack(r):
+    """torch==2.5.1 with torchvision: 0.21.0 pins torch 2.6.0, so 0.20.1 is chosen."""
+    report = r.json("torch==2.5.1", "torchvision", "--python", "3.12", "--accelerator", "cpu",
+                    "--arch", "x86_64", "--glibc", "2.28")
+    check(by_name(report)["torchvision"]["version"] == "0.20.1+cpu", "torchvision 0.20.1+cpu")
+
+
+def pin_conflict(r):
+    """Pins that cannot all hold: exit 3, and the message names the pin."""
+    result = r.run("torchvision==0.20.1", "torch==2.6.0", *CUDA, expect=3)
+    check("requires torch==2.5.1" in result.stderr, "names the pin: " + result.stderr)
+    check(result.stderr.startswith("error: "), "error: prefix")
+    check("hint: " in result.stderr, "a hint")
+
+
+def glibc_too_old(r):
+    result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator", "cu126",
+                   "--arch", "x86_64", "--glibc", "2.17", expect=3)
+    check("needs glibc 2.28, the target has 2.17" in result.stderr, result.stderr)
+
+
+def wrong_python(r):
+    result = r.run("torchaudio==2.5.1", "--python", "3.13", "--accelerator", "cu124",
+                   "--arch", "x86_64", "--glibc", "2.28", expect=3)
+    check("built for Python" in result.stderr, result.stderr)
+
+
+def variant_missing(r):
+    """rocm6.2.4 has no torch 2.5.1 (it had rocm6.1/6.2); no lower variant is on the index."""
+    result = r.run("torch==2.5.1", "--python", "3.12", "--accelerator", "rocm6.2.4",
+                   "--arch", "x86_64", "--glibc", "2.28", expect=3)
+    check("rocm6.2.4" in result.stderr, result.stderr)
+
+
+def rocm(r):
+    report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", "rocm6.2.4",
+                    "--arch", "x86_64", "--glibc", "2.28")
+    torch = by_name(report)["torch"]
+    check(torch["version"] == "2.6.0+rocm6.2.4", torch["version"])
+    check(deps(torch)["pytorch-triton-rocm"]["resolution"] in ("bundled", "missing"), "triton-rocm handled")
+
+
+def aarch64_no_hash(r):
+    """The cu126 aarch64 wheel has no hash on the index, and no nvidia-* requirements."""
+    report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", "cu126",
+                    "--arch", "aarch64", "--glibc", "2.34")
+    torch = by_name(report)["torch"]
+    check(torch["filename"].endswith("linux_aarch64.whl"), torch["filename"])
+    check(torch["sha256"] is None, "no sha256")
+    check(any("no sha256" in w for w in report["warnings"]), "a warning about the missing hash")
+    check(not any(d["name"].startswith("nvidia-") for d in torch["dependencies"]), "no nvidia deps")
+
+
+def no_deps(r):
+    report = r.json("torch", "torchvision", "--no-deps", "--python", "3.11", "--accelerator", "cpu",
+                    "--arch", "x86_64", "--glibc", "2.28")
+    check(all(w["metadata_source"] is None for w in report["wheels"]), "no metadata read")
+    check(by_name(report)["torch"]["version"] == "2.6.0+cpu", "newest torch")
+
+
+def bad_input(r):
+    checks = [
+        (["torch", "--toolchain", "foss-1999a"], 2, "unknown toolchain"),
+        (["torch", "--toolchain", "foss-2024a", "--accelerator", "gpu"], 2, "--accelerator gpu"),
+        (["torch===", "--python", "3.12"], 2, "not a valid requirement"),
+        (["torch"], 2, "neither --toolchain nor --python"),
+        (["torch", "--toolchain", "foss-2022a", "--accelerator", "rocm"], 2, "no rocm module"),
+    ]
+    for args, code, text in checks:
+        result = r.run(*args, expect=code)
+        check(text in result.stderr, f"{args}: {result.stderr}")
+
+
+def unreachable(r):
+    result = r.run("torch", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+                   index="http://127.0.0.1:9/whl", expect=4)
+    check("127.0.0.1:9" in result.stderr, result.stderr)
+
+
+def malformed_metadata_hash(r):
+    """A .metadata file whose hash does not match the page: exit 5."""
+    with tempfile.TemporaryDirectory() as tmp:
+        import shutil
+        root = os.path.join(tmp, "whl")
+        shutil.copytree(os.path.join(r.sample, "whl"), root, symlinks=True)
+        target = os.path.join(root, "cpu", "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl.metadata")
+        with open(target, "a") as f:
+            f.write("Requires-Dist: evil\n")
+        result = r.run("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+                       index="file://" + root, expect=5)
+        check("sha256" in result.stderr, result.stderr)
+
+
+def http(r):
+    """The same resolve over a real HTTP server, then again: the second transfers no page body."""
+    check(r.http_state, "needs --http-state")
+    with open(os.path.join(r.http_state, "url")) as f:
+        url = f.read().strip()
+    report = r.json("torch==2.6.0", "torchvision", *CUDA, index=url)
+    check(by_name(report)["torch"]["url"].startswith(("http://127.0.0.1", "http://localhost")), "http URLs")
+    r.check_hashes(report)
+    again = r.json("torch==2.6.0", "torchvision", *CUDA, index=url)
+    check(again == report, "the second resolve (from the cache) reports the same")
+
+
+SCENARIOS = {f.__name__: f for f in (
+    cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
+    variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
+    http)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wheelmod", required=True)
+    parser.add_argument("--sample", required=True)
+    parser.add_argument("--http-state")
+    parser.add_argument("scenario", choices=sorted(SCENARIOS))
+    args = parser.parse_args()
+    try:
+        SCENARIOS[args.scenario](Runner(args))
+    except Failure as failure:
+        print("FAIL:", failure)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
