@@ -1,1 +1,419 @@
-// stub
+#include "easybuild/config.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "core/errors.hpp"
+#include "easybuild/yaml_reader.hpp"
+#include "pep/name.hpp"
+
+namespace wheelmod::easybuild {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Cursor;
+using detail::Origin;
+
+constexpr long k_schema = 1;
+constexpr std::string_view k_toolchains_file = "toolchains.yaml";
+constexpr std::string_view k_dependencies_file = "eb-dependencies.yaml";
+
+// Both files are first merged into these partial tables (a field is unset
+// until some file gives it); required fields are checked once all files are
+// in, because a site may complete a shipped generation or package.
+struct ToolchainEntry {
+  Toolchain toolchain;
+  Origin origin;
+  std::size_t sequence = 0;  // read order, so a clash is reported at the later entry
+};
+
+struct PartialGeneration {
+  Origin origin;  // where it first appeared, for "missing required field"
+  std::optional<std::string> gcccore;
+  std::optional<std::map<std::string, ToolchainEntry>> toolchains;
+  std::optional<ModuleVersion> python;
+  std::optional<ModuleVersion> cuda;
+  std::vector<std::string> cuda_other;
+  std::optional<ModuleVersion> rocm;
+};
+
+struct PartialCudaLibrary {
+  Origin origin;
+  std::optional<std::string> wheel_libdir;
+  std::vector<std::string> wheel_libdir_aliases;
+  std::optional<std::vector<std::string>> libraries;
+  std::optional<std::vector<LibraryProvider>> provided_by;
+};
+
+struct PartialDependencies {
+  Origin origin;
+  std::map<std::string, std::vector<PythonProvider>> python;
+  std::map<std::string, PartialCudaLibrary> cuda;
+};
+
+struct Tables {
+  std::size_t toolchains_read = 0;
+  std::map<std::string, PartialGeneration> generations;
+  std::map<std::string, PartialDependencies> dependencies;
+};
+
+// --- values shared by both files -------------------------------------------
+
+ModuleVersion read_module_version(const Cursor& map) {
+  const auto fields = map.entries({"version", "module"});
+  return {detail::require(map, fields, "version").version(),
+          detail::require(map, fields, "module").module()};
+}
+
+std::string read_relative_dir(const Cursor& value) {
+  std::string dir = value.text();
+  if (dir.empty() || fs::path(dir).is_absolute()) {
+    value.fail("expected a relative directory, got '" + dir + "'");
+  }
+  return dir;
+}
+
+// The key of a `toolchains` entry is the --toolchain value, `<name>-<version>`.
+ToolchainEntry read_toolchain(const Cursor& entry) {
+  const auto fields = entry.entries({"name", "version"});
+  Toolchain toolchain{detail::require(entry, fields, "name").text(),
+                      detail::require(entry, fields, "version").version()};
+  const std::string expected = toolchain.name + "-" + toolchain.version;
+  if (entry.key() != expected) {
+    detail::fail(entry.key_origin(), "toolchain key must be <name>-<version>",
+                 "write '" + expected + "' as the key, or correct name and version");
+  }
+  return {std::move(toolchain), entry.key_origin(), 0};
+}
+
+// README "python": keys are PEP 503-normalised project names.
+void check_project_key(const Cursor& entry) {
+  if (!pep::is_valid_name(entry.key()) || pep::canonicalize_name(entry.key()) != entry.key()) {
+    detail::fail(entry.key_origin(), "'" + entry.key() + "' is not a normalised project name",
+                 "write '" + pep::canonicalize_name(entry.key()) +
+                     "' (PEP 503: lower case, runs of '-', '_', '.' become one '-')");
+  }
+}
+
+std::vector<Cursor> read_header(const Cursor& root) {
+  const auto fields = root.entries({"schema", "generations"});
+  const Cursor& schema = detail::require(root, fields, "schema");
+  if (const long found = schema.integer(); found != k_schema) {
+    schema.fail("version " + std::to_string(found) + " is not supported",
+                "this wheelmod reads schema " + std::to_string(k_schema) +
+                    "; see config/README.md for the format");
+  }
+  const Cursor& generations = detail::require(root, fields, "generations");
+  auto entries = generations.entries();
+  for (const auto& generation : entries) generation.require_string_key();
+  return entries;
+}
+
+// --- toolchains.yaml ---------------------------------------------------------
+
+ModuleVersion read_rocm(const Cursor& map) {
+  const auto fields = map.entries({"version", "module", "toolchains", "modules"});
+  // `toolchains` and `modules` are informational (README): checked, not kept.
+  if (const Cursor* toolchains = detail::find(fields, "toolchains")) {
+    for (const auto& entry : toolchains->entries()) read_toolchain(entry);
+  }
+  if (const Cursor* modules = detail::find(fields, "modules")) {
+    for (const auto& module : modules->items()) module.module();
+  }
+  return {detail::require(map, fields, "version").version(),
+          detail::require(map, fields, "module").module()};
+}
+
+void apply_toolchains(const Cursor& root, Tables& tables) {
+  for (const auto& entry : read_header(root)) {
+    if (entry.is_null()) {  // the site does not support this generation
+      tables.generations.erase(entry.key());
+      tables.dependencies.erase(entry.key());
+      continue;
+    }
+    auto [it, added] = tables.generations.try_emplace(entry.key());
+    PartialGeneration& generation = it->second;
+    if (added) generation.origin = entry.key_origin();
+    const auto fields =
+        entry.entries({"gcccore", "toolchains", "python", "cuda", "cuda_other", "rocm"});
+    for (const auto& field : fields) {
+      const std::string& key = field.key();
+      if (key == "gcccore") {
+        generation.gcccore = field.version();
+      } else if (key == "toolchains") {  // merged per key; null removes one
+        auto& toolchains =
+            generation.toolchains ? *generation.toolchains : generation.toolchains.emplace();
+        for (const auto& toolchain : field.entries()) {
+          if (toolchain.is_null()) {
+            toolchains.erase(toolchain.key());
+          } else {
+            ToolchainEntry read = read_toolchain(toolchain);
+            read.sequence = ++tables.toolchains_read;
+            toolchains.insert_or_assign(toolchain.key(), std::move(read));
+          }
+        }
+      } else if (key == "python") {
+        generation.python = read_module_version(field);
+      } else if (key == "cuda") {
+        generation.cuda =
+            field.is_null() ? std::nullopt : std::optional(read_module_version(field));
+      } else if (key == "cuda_other") {
+        generation.cuda_other = field.versions();
+      } else {
+        generation.rocm = field.is_null() ? std::nullopt : std::optional(read_rocm(field));
+      }
+    }
+  }
+}
+
+// --- eb-dependencies.yaml ----------------------------------------------------
+
+std::vector<PythonProvider> read_python_providers(const Cursor& list) {
+  std::vector<PythonProvider> providers;
+  for (const auto& item : list.items()) {
+    const auto fields = item.entries({"module", "package_version", "cuda"});
+    const Cursor* cuda = detail::find(fields, "cuda");
+    providers.push_back({detail::require(item, fields, "module").module(),
+                         detail::require(item, fields, "package_version").version(),
+                         cuda ? std::optional(cuda->version()) : std::nullopt});
+  }
+  return providers;
+}
+
+std::vector<LibraryProvider> read_library_providers(const Cursor& list) {
+  std::vector<LibraryProvider> providers;
+  for (const auto& item : list.items()) {
+    const auto fields = item.entries({"module", "name", "version", "libdir", "cuda"});
+    const Cursor* cuda = detail::find(fields, "cuda");
+    providers.push_back({detail::require(item, fields, "module").module(),
+                         detail::require(item, fields, "name").text(),
+                         detail::require(item, fields, "version").version(),
+                         read_relative_dir(detail::require(item, fields, "libdir")),
+                         cuda ? std::optional(cuda->version()) : std::nullopt});
+  }
+  return providers;
+}
+
+// `not_compatible` is for messages only (README); checked, not kept.
+void check_not_compatible(const Cursor& list) {
+  for (const auto& item : list.items()) {
+    const auto fields = item.entries({"module", "name", "version", "cuda", "reason"});
+    detail::require(item, fields, "module").module();
+    detail::require(item, fields, "name").text();
+    detail::require(item, fields, "version").version();
+    detail::require(item, fields, "reason").text();
+    if (const Cursor* cuda = detail::find(fields, "cuda")) cuda->version();
+  }
+}
+
+// `cuda_wheel_bundle` is replaced as a whole and not kept by SiteConfig.
+void check_wheel_bundle(const Cursor& map) {
+  const auto fields = map.entries({"module", "cuda", "packages"});
+  detail::require(map, fields, "module").module();
+  detail::require(map, fields, "cuda").version();
+  for (const auto& package : detail::require(map, fields, "packages").entries()) {
+    check_project_key(package);
+    package.version();
+  }
+}
+
+void merge_cuda_library(const Cursor& entry, PartialCudaLibrary& library) {
+  const auto fields = entry.entries(
+      {"wheel_libdir", "wheel_libdir_aliases", "libraries", "provided_by", "not_compatible"});
+  for (const auto& field : fields) {  // each given field replaces the shipped one
+    const std::string& key = field.key();
+    if (key == "wheel_libdir") {
+      library.wheel_libdir = read_relative_dir(field);
+    } else if (key == "wheel_libdir_aliases") {
+      library.wheel_libdir_aliases.clear();
+      for (const auto& alias : field.items()) {
+        library.wheel_libdir_aliases.push_back(read_relative_dir(alias));
+      }
+    } else if (key == "libraries") {
+      library.libraries = field.texts();
+    } else if (key == "provided_by") {
+      library.provided_by = read_library_providers(field);
+    } else {
+      check_not_compatible(field);
+    }
+  }
+}
+
+void apply_dependencies(const Cursor& root, Tables& tables) {
+  for (const auto& entry : read_header(root)) {
+    if (entry.is_null()) {
+      tables.generations.erase(entry.key());
+      tables.dependencies.erase(entry.key());
+      continue;
+    }
+    auto [it, added] = tables.dependencies.try_emplace(entry.key());
+    PartialDependencies& dependencies = it->second;
+    if (added) dependencies.origin = entry.key_origin();
+    for (const auto& field : entry.entries({"python", "cuda", "cuda_wheel_bundle"})) {
+      if (field.key() == "python") {  // per package: a list replaces, null removes
+        for (const auto& package : field.entries()) {
+          check_project_key(package);
+          if (package.is_null()) {
+            dependencies.python.erase(package.key());
+          } else {
+            dependencies.python.insert_or_assign(package.key(), read_python_providers(package));
+          }
+        }
+      } else if (field.key() == "cuda") {  // per package, then per field
+        for (const auto& package : field.entries()) {
+          check_project_key(package);
+          if (package.is_null()) {
+            dependencies.cuda.erase(package.key());
+            continue;
+          }
+          auto [library, new_library] = dependencies.cuda.try_emplace(package.key());
+          if (new_library) library->second.origin = package.key_origin();
+          merge_cuda_library(package, library->second);
+        }
+      } else if (!field.is_null()) {
+        check_wheel_bundle(field);
+      }
+    }
+  }
+}
+
+void apply_file(const fs::path& path, Tables& tables) {
+  const Cursor root = Cursor::load_file(path);
+  if (path.filename() == k_toolchains_file) {
+    apply_toolchains(root, tables);
+  } else {
+    apply_dependencies(root, tables);
+  }
+}
+
+// --- all files in --------------------------------------------------------------
+
+template <typename T>
+const T& required(const std::optional<T>& value, const Origin& origin, std::string_view field) {
+  if (!value) {
+    detail::fail(origin, "missing required field '" + std::string(field) + "'",
+                 "an entry that the site file adds must be complete (config/README.md)");
+  }
+  return *value;
+}
+
+std::map<std::string, Generation> finish(Tables& tables) {
+  for (const auto& [name, dependencies] : tables.dependencies) {
+    if (!tables.generations.contains(name)) {
+      std::string known;
+      for (const auto& [other, generation] : tables.generations) {
+        known += (known.empty() ? "" : ", ") + other;
+      }
+      detail::fail(dependencies.origin,
+                   "generation '" + name + "' is not in " + std::string(k_toolchains_file),
+                   "add it to toolchains.yaml next to this file, or correct the name (known: " +
+                       known + ")");
+    }
+  }
+  // find_generation must be unambiguous: one generation per --toolchain value.
+  std::map<std::string, std::pair<std::string, const ToolchainEntry*>> owner;
+  for (const auto& [name, partial] : tables.generations) {
+    if (!partial.toolchains) continue;
+    for (const auto& [key, entry] : *partial.toolchains) {
+      const auto [it, added] = owner.try_emplace(key, name, &entry);
+      if (added) continue;
+      const bool later = entry.sequence > it->second.second->sequence;
+      detail::fail(later ? entry.origin : it->second.second->origin,
+                   "toolchain '" + key + "' is also in generation '" +
+                       (later ? it->second.first : name) + "'",
+                   "a --toolchain value selects one generation; remove one of them");
+    }
+  }
+  std::map<std::string, Generation> out;
+  for (auto& [name, partial] : tables.generations) {
+    Generation generation{.name = name,
+                          .gcccore = required(partial.gcccore, partial.origin, "gcccore"),
+                          .toolchains = {},
+                          .python = required(partial.python, partial.origin, "python"),
+                          .cuda = partial.cuda,
+                          .cuda_other = partial.cuda_other,
+                          .rocm = partial.rocm,
+                          .python_packages = {},
+                          .cuda_libraries = {}};
+    for (const auto& [key, entry] : required(partial.toolchains, partial.origin, "toolchains")) {
+      generation.toolchains.emplace(key, entry.toolchain);
+    }
+    if (auto found = tables.dependencies.find(name); found != tables.dependencies.end()) {
+      generation.python_packages = std::move(found->second.python);
+      for (auto& [package, library] : found->second.cuda) {
+        generation.cuda_libraries.emplace(
+            package, CudaLibrary{required(library.wheel_libdir, library.origin, "wheel_libdir"),
+                                 std::move(library.wheel_libdir_aliases),
+                                 required(library.libraries, library.origin, "libraries"),
+                                 required(library.provided_by, library.origin, "provided_by")});
+      }
+    }
+    out.emplace(name, std::move(generation));
+  }
+  return out;
+}
+
+}  // namespace
+
+SiteConfig SiteConfig::load(const fs::path& shipped_dir, const std::optional<fs::path>& site_dir) {
+  Tables tables;
+  for (const auto file : {k_toolchains_file, k_dependencies_file}) {
+    const fs::path path = shipped_dir / file;
+    if (!fs::is_regular_file(path)) {
+      throw UsageError(path.string(), "the shipped configuration file is missing",
+                       "reinstall wheelmod, or set WHEELMOD_DATA_DIR to the directory that "
+                       "holds config/");
+    }
+    apply_file(path, tables);
+  }
+  if (site_dir) {
+    if (!fs::is_directory(*site_dir)) {
+      throw UsageError(site_dir->string(), "the site configuration directory does not exist",
+                       "give --config a directory holding toolchains.yaml and/or "
+                       "eb-dependencies.yaml");
+    }
+    // A file the site does not have leaves the shipped one unchanged (README).
+    for (const auto file : {k_toolchains_file, k_dependencies_file}) {
+      const fs::path path = *site_dir / file;
+      if (!fs::exists(path)) continue;
+      apply_file(path, tables);
+    }
+  }
+  SiteConfig config;
+  config.m_generations = finish(tables);
+  return config;
+}
+
+const Generation* SiteConfig::find_generation(std::string_view toolchain) const {
+  for (const auto& [name, generation] : m_generations) {
+    if (generation.toolchains.contains(std::string(toolchain))) return &generation;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> SiteConfig::toolchain_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, generation] : m_generations) {
+    for (const auto& [toolchain, value] : generation.toolchains) names.push_back(toolchain);
+  }
+  std::ranges::sort(names);
+  return names;
+}
+
+fs::path SiteConfig::default_dir() {
+  if (const char* data_dir = std::getenv("WHEELMOD_DATA_DIR"); data_dir && *data_dir) {
+    return fs::path(data_dir) / "config";
+  }
+  std::error_code error;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed =
+        (exe.parent_path() / ".." / "share" / "wheelmod" / "config").lexically_normal();
+    if (fs::is_directory(installed, error)) return installed;
+  }
+  return WHEELMOD_SOURCE_CONFIG_DIR;
+}
+
+}  // namespace wheelmod::easybuild
