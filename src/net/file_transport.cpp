@@ -1,0 +1,169 @@
+#include "net/file_transport.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include <sys/stat.h>
+
+#include "core/errors.hpp"
+
+namespace wheelmod::net {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// RFC 3986 §2.1; a malformed escape stays as written.
+std::string percent_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      const int high = hex_value(text[i + 1]);
+      const int low = hex_value(text[i + 2]);
+      if (high >= 0 && low >= 0) {
+        out.push_back(static_cast<char>(high * 16 + low));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(text[i]);
+  }
+  return out;
+}
+
+bool starts_with_ci(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+std::string content_type_of(const std::filesystem::path& path) {
+  const auto extension = path.extension().string();
+  if (extension == ".html" || extension == ".htm") return "text/html";
+  if (extension == ".json") return "application/json";
+  return "application/octet-stream";
+}
+
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void fail(std::string_view url, const std::string& what, int error) {
+  throw IoError(mask_credentials(url), what + ": " + std::strerror(error),
+                error == ENOENT ? "check the path" : "check the file's permissions");
+}
+
+// pread(2) until `length` bytes or the end of the file.
+std::string read_at(int fd, std::uint64_t offset, std::uint64_t length, std::string_view url) {
+  std::string out(static_cast<std::size_t>(length), '\0');
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(url, "cannot read", errno);
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  out.resize(done);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> local_path_of(std::string_view url) {
+  if (starts_with_ci(url, "http://") || starts_with_ci(url, "https://")) return std::nullopt;
+  if (starts_with_ci(url, "file:")) {
+    std::string_view rest = url.substr(5);
+    rest = rest.substr(0, rest.find_first_of("?#"));
+    if (rest.starts_with("//")) {
+      // RFC 8089 §2: file://host/path; only the local host is ours to read.
+      rest.remove_prefix(2);
+      const auto slash = rest.find('/');
+      const auto host = rest.substr(0, slash);
+      if (!host.empty() && !starts_with_ci(host, "localhost"))
+        throw IoError(mask_credentials(url), "file URLs on another host are not supported",
+                      "mount the directory and use a local path");
+      rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
+    }
+    return std::filesystem::path(percent_decode(rest));
+  }
+  const auto scheme_end = url.find("://");
+  if (scheme_end != std::string_view::npos)
+    throw IoError(mask_credentials(url),
+                  "unsupported URL scheme '" + std::string(url.substr(0, scheme_end)) + "'",
+                  "use an http://, https:// or file:// URL, or a path");
+  return std::filesystem::path(url);
+}
+
+std::optional<Response> read_local(const std::filesystem::path& path, std::string_view url,
+                                   LocalTarget target) {
+  auto file_path = path;
+  if (target == LocalTarget::page) {
+    std::error_code error;
+    // A static web server answers a directory URL with its index.html.
+    if (url.ends_with('/') || std::filesystem::is_directory(path, error)) file_path /= "index.html";
+  }
+  const FileDescriptor file{::open(file_path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    fail(url, "cannot open " + file_path.string(), errno);
+  }
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) fail(url, "cannot stat " + file_path.string(), errno);
+  if (S_ISDIR(info.st_mode)) fail(url, file_path.string() + " is a directory", EISDIR);
+  Response response;
+  response.body = read_at(file.fd, 0, static_cast<std::uint64_t>(info.st_size), url);
+  response.content_type = content_type_of(file_path);
+  response.effective_url = std::string(url);
+  response.total_size = response.body.size();
+  return response;
+}
+
+Response read_local_range(const std::filesystem::path& path, std::string_view url,
+                          std::int64_t offset, std::uint64_t length) {
+  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) fail(url, "cannot open " + path.string(), errno);
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) fail(url, "cannot stat " + path.string(), errno);
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  std::uint64_t start = 0;
+  if (offset < 0) {
+    const auto suffix = static_cast<std::uint64_t>(-(offset + 1)) + 1;
+    start = suffix < size ? size - suffix : 0;
+    length = size - start;
+  } else {
+    start = static_cast<std::uint64_t>(offset);
+    if (start >= size)
+      throw IoError(mask_credentials(url),
+                    "byte range starting at " + std::to_string(start) +
+                        " is past the end of the file (" + std::to_string(size) + " bytes)",
+                    "the file may have changed while it was read; run again");
+    length = std::min(length, size - start);
+  }
+  Response response;
+  response.status = 206;
+  response.body = read_at(file.fd, start, length, url);
+  response.content_type = content_type_of(path);
+  response.effective_url = std::string(url);
+  response.total_size = size;
+  return response;
+}
+
+}  // namespace wheelmod::net

@@ -1,0 +1,125 @@
+#include "net/http_cache.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "hash/sha256.hpp"
+
+namespace wheelmod::net {
+
+namespace {
+
+constexpr int k_format = 1;
+
+std::string sha256_hex(std::string_view bytes) {
+  hash::Sha256 hasher;
+  hasher.update(bytes);
+  return hash::to_hex(hasher.finish());
+}
+
+std::optional<std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return std::nullopt;
+  return text;
+}
+
+// Temp file in the same directory, then rename(2): a reader sees the old
+// file or the new one, never half of one. The name is unique per process
+// and call, so concurrent writers do not clobber each other's temp files.
+bool write_atomically(const std::filesystem::path& path, std::string_view data) {
+  static std::atomic<std::uint64_t> counter{0};
+  auto temp = path;
+  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return false;
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) std::filesystem::remove(temp, error);
+  return !error;
+}
+
+}  // namespace
+
+std::filesystem::path PageCache::entry_path(std::string_view url, std::string_view accept) const {
+  // The Accept header is part of the key: one URL can answer HTML or JSON
+  // (PEP 691 content negotiation).
+  std::string key(url);
+  key += '\n';
+  key += accept;
+  return m_dir / sha256_hex(key);
+}
+
+std::optional<CachedPage> PageCache::load(std::string_view url, std::string_view accept) const {
+  const auto base = entry_path(url, accept);
+  const auto meta_text = read_file(base.string() + ".json");
+  if (!meta_text) return std::nullopt;
+  const auto meta = nlohmann::json::parse(*meta_text, nullptr, /*allow_exceptions=*/false);
+  const auto field = [&](const char* name) {
+    const auto it = meta.find(name);
+    return it != meta.end() ? *it : nlohmann::json();
+  };
+  if (!meta.is_object() || field("format") != k_format || field("url") != mask_credentials(url) ||
+      !field("size").is_number_unsigned() || !field("sha256").is_string())
+    return std::nullopt;
+  auto body = read_file(base.string() + ".body");
+  if (!body || body->size() != field("size").get<std::uint64_t>() ||
+      sha256_hex(*body) != field("sha256").get<std::string>())
+    return std::nullopt;
+  const auto text = [&](const char* name) {
+    const auto value = field(name);
+    return value.is_string() ? value.get<std::string>() : std::string();
+  };
+  CachedPage page{.body = std::move(*body),
+                  .etag = text("etag"),
+                  .last_modified = text("last_modified"),
+                  .content_type = text("content_type"),
+                  .effective_url = text("effective_url")};
+  if (page.etag.empty() && page.last_modified.empty()) return std::nullopt;
+  return page;
+}
+
+void PageCache::store(std::string_view url, std::string_view accept, const CachedPage& page) const {
+  std::error_code error;
+  std::filesystem::create_directories(m_dir, error);
+  if (error) return;
+  const auto base = entry_path(url, accept);
+  const auto stored_at = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const nlohmann::json meta = {
+      {"format", k_format},
+      {"url", mask_credentials(url)},  // no secrets on disk
+      {"accept", accept},
+      {"etag", page.etag},
+      {"last_modified", page.last_modified},
+      {"content_type", page.content_type},
+      {"effective_url", page.effective_url},
+      {"stored_at", stored_at},
+      {"size", static_cast<std::uint64_t>(page.body.size())},
+      {"sha256", sha256_hex(page.body)},
+  };
+  // Body first: the metadata names the body's digest, so a crash between
+  // the two renames leaves an entry that load() rejects, never a wrong one.
+  if (!write_atomically(base.string() + ".body", page.body)) return;
+  write_atomically(base.string() + ".json", meta.dump(2) + "\n");
+}
+
+}  // namespace wheelmod::net

@@ -1,0 +1,72 @@
+// Private to wheelmod_net: one HTTP exchange over libcurl, no retries and
+// no interpretation of the status (fetcher.cpp does both).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "net/fetcher.hpp"
+
+namespace wheelmod::net {
+
+enum class ContentEncoding {
+  any,       // gzip/deflate accepted and decoded (pages)
+  identity,  // byte ranges must address the stored bytes
+};
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"
+  ContentEncoding encoding = ContentEncoding::any;
+};
+
+/// How a transfer that got no complete answer failed.
+enum class TransportFailure {
+  none,
+  transient,  // connection refused or reset, timeout, stall, truncated body: retry
+  permanent,  // certificate, bad URL, unsupported protocol: retrying cannot help
+};
+
+struct HttpResult {
+  TransportFailure failure = TransportFailure::none;
+  std::string failure_text;  // one line, when failure != none
+  std::string failure_hint;  // what the user can do about it, when known
+  long status = 0;
+  std::string reason;  // "Not Found" (HTTP/1.x only; "" over HTTP/2)
+  std::vector<std::pair<std::string, std::string>>
+      headers;  // names in lower case, last response only
+  std::string body;
+  std::uint64_t received = 0;  // body bytes off the wire (before gzip decoding)
+  std::string effective_url;
+
+  /// The first value of header `name` (lower case), if any.
+  [[nodiscard]] std::optional<std::string_view> header(std::string_view name) const;
+};
+
+/// One reusable libcurl easy handle (so connections are kept alive).
+class HttpTransport {
+ public:
+  explicit HttpTransport(const FetcherOptions& options);
+  ~HttpTransport();
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  HttpResult perform(const HttpRequest& request);
+
+  struct State;  // public so that libcurl's C callbacks can name it
+
+ private:
+  std::unique_ptr<State> m_state;
+};
+
+/// RFC 9110 §10.2.3 Retry-After: delay-seconds or an HTTP-date (relative
+/// to now); nullopt when absent or unreadable.
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
+
+}  // namespace wheelmod::net
