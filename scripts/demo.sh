@@ -7,11 +7,37 @@ scripts/install-deps.sh build
 cmake --preset release >/dev/null
 cmake --build --preset release
 wheelmod=build/release/src/cli/wheelmod
+# The sample index built beside it: download.pytorch.org's layout and quirks,
+# small real wheels, and a sample EasyBuild software tree.
+index=build/release/index-mirrors/sample/whl
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
 
 show() { printf '\n$ %s\n' "$*"; }
 
 show wheelmod --version
 "$wheelmod" --version
+
+# The main job's first half: which wheels foss-2024a with its CUDA gets,
+# from where, with which hashes, what they need and which EasyBuild modules
+# provide it. Nothing is downloaded but pages and metadata.
+show wheelmod resolve torch==2.6.0 torchvision torchaudio --toolchain foss-2024a --accelerator cuda --index "$index"
+"$wheelmod" resolve torch==2.6.0 torchvision torchaudio --toolchain foss-2024a \
+  --accelerator cuda --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache"
+
+# torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
+# it, and the report says so (first lines only).
+show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"
+report=$("$wheelmod" resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda \
+  --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache")
+sed -n '1,5p' <<<"$report"
+
+# Nothing fits a glibc 2.17 node: exit code 3 and the nearest candidates.
+show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --glibc 2.17 --index "$index"
+status=0
+"$wheelmod" resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --index "$index" \
+  --arch x86_64 --glibc 2.17 --cache-dir "$cache" || status=$?
+echo "exit code: $status"
 
 # Why is a wheel chosen or not? The tags a node with Python 3.12 and glibc
 # 2.28 accepts, best first: the first three, and where the legacy

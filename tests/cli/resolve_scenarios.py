@@ -7,7 +7,8 @@ Each scenario runs the binary, checks the exit code and facts of the
 report (against the sample's MANIFEST.json, never hard-coded hashes), and,
 where it has a golden file, compares the output byte for byte with
 tests/golden/resolve/<scenario>.<ext> after replacing volatile parts
-([INDEX] for the index URL, [SHA256] for digests). Set
+([INDEX] for the index URL, [SAMPLE] for the sample tree, [SHA256] for
+digests). Set
 WHEELMOD_UPDATE_GOLDEN=1 to rewrite the golden files, then review the diff.
 """
 import argparse
@@ -62,7 +63,7 @@ class Runner:
         raise Failure(f"{filename} is not in the sample's MANIFEST.json")
 
     def golden(self, name, text, index):
-        text = text.replace(index, "[INDEX]")
+        text = text.replace(index, "[INDEX]").replace("file://" + self.sample, "[SAMPLE]")
         text = re.sub(r"\b[0-9a-f]{64}\b", "[SHA256]", text)
         path = os.path.join(GOLDEN, name)
         if os.environ.get("WHEELMOD_UPDATE_GOLDEN"):
@@ -200,7 +201,7 @@ def bad_input(r):
     checks = [
         (["torch", "--toolchain", "foss-1999a"], 2, "unknown toolchain"),
         (["torch", "--toolchain", "foss-2024a", "--accelerator", "gpu"], 2, "--accelerator gpu"),
-        (["torch===", "--python", "3.12"], 2, "not a valid requirement"),
+        (["torch[", "--python", "3.12"], 2, "not a valid requirement"),
         (["torch"], 2, "neither --toolchain nor --python"),
         (["torch", "--toolchain", "foss-2022a", "--accelerator", "rocm"], 2, "no rocm module"),
     ]
