@@ -57,8 +57,9 @@ resolve::ResolveRequest build_request(const ResolveOptions& options,
   for (const auto& text : options.specs) {
     auto requirement = pep::Requirement::parse(text);
     if (!requirement)
-      throw UsageError(text, "not a valid requirement: " + requirement.error().message,
-                       "write requirements as PEP 508 specifiers, e.g. torch==2.6.0 'torchvision>=0.21'");
+      throw UsageError(
+          text, "not a valid requirement: " + requirement.error().message,
+          "write requirements as PEP 508 specifiers, e.g. torch==2.6.0 'torchvision>=0.21'");
     if (requirement->url)
       throw UsageError(text, "direct URL requirements are not resolved against an index",
                        "give the wheel itself with `wheelmod install --wheel FILE`");
@@ -72,9 +73,9 @@ resolve::ResolveRequest build_request(const ResolveOptions& options,
   if (!options.toolchain.empty()) {
     request.generation = config.find_generation(options.toolchain);
     if (request.generation == nullptr)
-      throw UsageError("--toolchain " + options.toolchain, "unknown toolchain",
-                       "known toolchains: " + joined(config.toolchain_names()) +
-                           " (add one with --config DIR)");
+      throw UsageError(
+          "--toolchain " + options.toolchain, "unknown toolchain",
+          "known toolchains: " + joined(config.toolchain_names()) + " (add one with --config DIR)");
     request.toolchain = options.toolchain;
   }
   if (!options.python.empty()) {
@@ -92,12 +93,15 @@ resolve::ResolveRequest build_request(const ResolveOptions& options,
   auto glibc = host_glibc();
   if (!options.glibc.empty()) {
     const auto parsed = pep::GlibcVersion::parse(options.glibc);
-    if (!parsed) throw UsageError("--glibc " + options.glibc, parsed.error().message, "give it as 2.NN, e.g. --glibc 2.28");
+    if (!parsed)
+      throw UsageError("--glibc " + options.glibc, parsed.error().message,
+                       "give it as 2.NN, e.g. --glibc 2.28");
     glibc = *parsed;
   }
   const auto arch = options.arch.empty() ? host_arch() : options.arch;
   if (!is_known_arch(arch))
-    throw UsageError("--arch " + arch, "unknown architecture", "use one of: " + known_arches_text());
+    throw UsageError("--arch " + arch, "unknown architecture",
+                     "use one of: " + known_arches_text());
   auto target = pep::TagTarget::with_python(request.python, arch, glibc);
   if (!target) throw UsageError("--python " + request.python, target.error().message);
   request.tag_target = *target;
@@ -111,7 +115,8 @@ resolve::ResolveRequest build_request(const ResolveOptions& options,
 void run_resolve(const ResolveOptions& options, CommandContext& context) {
   const auto config = easybuild::SiteConfig::load(
       easybuild::SiteConfig::default_dir(),
-      options.config_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(options.config_dir));
+      options.config_dir.empty() ? std::nullopt
+                                 : std::optional<std::filesystem::path>(options.config_dir));
   const auto request = build_request(options, config);
   net::FetcherOptions fetch_options;
   fetch_options.cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;

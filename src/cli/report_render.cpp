@@ -74,7 +74,8 @@ std::string render_text(const ResolveReport& r) {
     if (w.metadata_source) out += "  metadata: " + *w.metadata_source + "\n";
     if (!w.dependencies.empty()) out += "  dependencies:\n";
     for (const auto& d : w.dependencies)
-      out += fmt::format("    {:<34} -> {}  [{}]\n", requirement_text(d), provider_text(d), verdict_text(d));
+      out += fmt::format("    {:<34} -> {}  [{}]\n", requirement_text(d), provider_text(d),
+                         verdict_text(d));
   }
   if (!r.modules.empty()) {
     out += "\nmodules to load:\n";
@@ -96,35 +97,41 @@ namespace {
 std::string cell(std::string text) {
   std::string out;
   for (const char c : text) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
 }  // namespace
 
 std::string render_markdown(const ResolveReport& r) {
-  std::string out = "## wheelmod resolve: " + cell(fmt::format("{}", fmt::join(r.specs, " "))) + "\n\n";
+  std::string out =
+      "## wheelmod resolve: " + cell(fmt::format("{}", fmt::join(r.specs, " "))) + "\n\n";
   out += "- **Target:** " + cell(target_line(r)) + "\n";
   out += "- **Index:** `" + r.index + "`\n";
   out += "- **Variant:** `" + r.variant.variant + "` — " + cell(r.variant.reason) + "\n\n";
   out += "| project | version | file | sha256 | tag |\n|---|---|---|---|---|\n";
   for (const auto& w : r.wheels)
-    out += fmt::format("| {}{} | {} | `{}` | {} | `{}` (#{}) |\n", w.name, w.requested ? "" : " (bundled)",
-                       w.version, w.filename, w.sha256 ? "`" + *w.sha256 + "`" : "none on the index",
-                       w.best_tag, w.tag_rank);
-  out += "\n### Dependencies\n\n| wheel | requirement | provided by | verdict |\n|---|---|---|---|\n";
+    out +=
+        fmt::format("| {}{} | {} | `{}` | {} | `{}` (#{}) |\n", w.name,
+                    w.requested ? "" : " (bundled)", w.version, w.filename,
+                    w.sha256 ? "`" + *w.sha256 + "`" : "none on the index", w.best_tag, w.tag_rank);
+  out +=
+      "\n### Dependencies\n\n| wheel | requirement | provided by | verdict |\n|---|---|---|---|\n";
   for (const auto& w : r.wheels)
     for (const auto& d : w.dependencies)
-      out += fmt::format("| {} | `{}` | {} | {} |\n", w.name, cell(requirement_text(d)), cell(provider_text(d)),
-                         cell(verdict_text(d)));
+      out += fmt::format("| {} | `{}` | {} | {} |\n", w.name, cell(requirement_text(d)),
+                         cell(provider_text(d)), cell(verdict_text(d)));
   if (!r.modules.empty()) {
     out += "\n### Modules to load\n\n";
     for (const auto& module : r.modules) out += "- `" + module + "`\n";
   }
   if (!r.missing.empty()) {
     out += "\n### Missing\n\n";
-    for (const auto& d : r.missing) out += "- `" + cell(requirement_text(d)) + "`: " + cell(d.note) + "\n";
+    for (const auto& d : r.missing)
+      out += "- `" + cell(requirement_text(d)) + "`: " + cell(d.note) + "\n";
   }
   if (!r.warnings.empty()) {
     out += "\n### Warnings\n\n";

@@ -28,8 +28,8 @@ struct ModuleVersion {
 /// A module that provides a pip package (Python-bundle-PyPI provides jinja2).
 struct PythonProvider {
   std::string module;
-  std::string package_version;          // the pip package's version inside it
-  std::optional<std::string> cuda;      // for CUDA-specific modules (Triton -CUDA-12.6.0)
+  std::string package_version;      // the pip package's version inside it
+  std::optional<std::string> cuda;  // for CUDA-specific modules (Triton -CUDA-12.6.0)
 };
 
 /// A module that provides a CUDA library (cuDNN provides libcudnn.so.9).
@@ -43,22 +43,22 @@ struct LibraryProvider {
 
 /// A pip package of a CUDA library (nvidia-cudnn-cu12) and where EB has it.
 struct CudaLibrary {
-  std::string wheel_libdir;                  // nvidia/cudnn/lib
+  std::string wheel_libdir;  // nvidia/cudnn/lib
   std::vector<std::string> wheel_libdir_aliases;
   std::vector<std::string> libraries;        // SONAMEs
   std::vector<LibraryProvider> provided_by;  // best first
 };
 
 struct Generation {
-  std::string name;     // 2024a
-  std::string gcccore;  // 13.3.0
+  std::string name;                             // 2024a
+  std::string gcccore;                          // 13.3.0
   std::map<std::string, Toolchain> toolchains;  // accepted --toolchain value -> toolchain
   ModuleVersion python;
   std::optional<ModuleVersion> cuda;
   std::vector<std::string> cuda_other;
   std::optional<ModuleVersion> rocm;
   std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
-  std::map<std::string, CudaLibrary> cuda_libraries;                    // pip name -> library
+  std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
 };
 
 class SiteConfig {
@@ -70,7 +70,9 @@ class SiteConfig {
   static SiteConfig load(const std::filesystem::path& shipped_dir,
                          const std::optional<std::filesystem::path>& site_dir = std::nullopt);
 
-  [[nodiscard]] const std::map<std::string, Generation>& generations() const { return m_generations; }
+  [[nodiscard]] const std::map<std::string, Generation>& generations() const {
+    return m_generations;
+  }
 
   /// The generation a --toolchain value belongs to (`foss-2024a`,
   /// `GCC-13.3.0`, case-sensitive as EasyBuild names are), or nullptr.

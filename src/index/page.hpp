@@ -14,8 +14,8 @@
 
 namespace wheelmod::index {
 
-using pep::ParseError;
 using pep::Parsed;
+using pep::ParseError;
 
 /// One hash of a file: algorithm (lower case, "sha256") and hex digest
 /// (lower case).
@@ -27,15 +27,15 @@ struct FileHash {
 
 /// One file of a project page.
 struct Link {
-  std::string filename;  // percent-decoded last path segment (`torch-2.6.0+cu126-…whl`)
-  std::string url;       // absolute (RFC 3986 against the page URL), fragment removed
-  std::vector<FileHash> hashes;                 // from `#sha256=` or the JSON `hashes`
-  std::optional<std::string> requires_python;   // entity-decoded (`>=3.9`)
-  std::optional<std::string> yanked;            // set when yanked; the reason, or ""
+  std::string filename;          // percent-decoded last path segment (`torch-2.6.0+cu126-…whl`)
+  std::string url;               // absolute (RFC 3986 against the page URL), fragment removed
+  std::vector<FileHash> hashes;  // from `#sha256=` or the JSON `hashes`
+  std::optional<std::string> requires_python;  // entity-decoded (`>=3.9`)
+  std::optional<std::string> yanked;           // set when yanked; the reason, or ""
   /// PEP 658/714: the core metadata file `<url>.metadata` exists.
   bool has_core_metadata = false;
-  std::optional<FileHash> core_metadata_hash;   // its hash when the page gives one
-  std::optional<std::uint64_t> size;            // PEP 700 (JSON only)
+  std::optional<FileHash> core_metadata_hash;  // its hash when the page gives one
+  std::optional<std::uint64_t> size;           // PEP 700 (JSON only)
   std::optional<std::string> upload_time;
 
   /// The sha256 hex digest, if the page gave one.

@@ -35,19 +35,20 @@ struct FetcherOptions {
 
 /// What one successful request gave.
 struct Response {
-  long status = 200;                 // 200, 206, or 304-then-cache (reported as 200)
+  long status = 200;  // 200, 206, or 304-then-cache (reported as 200)
   std::string body;
-  std::string content_type;          // lower case, parameters removed
-  std::string effective_url;         // after redirects
-  bool from_cache = false;           // the body came from the cache (a 304 or file cache hit)
-  std::optional<std::uint64_t> total_size;  // whole resource size when known (Content-Range / Content-Length / file size)
+  std::string content_type;   // lower case, parameters removed
+  std::string effective_url;  // after redirects
+  bool from_cache = false;    // the body came from the cache (a 304 or file cache hit)
+  std::optional<std::uint64_t>
+      total_size;  // whole resource size when known (Content-Range / Content-Length / file size)
 };
 
 /// Counters for tests and reports.
 struct FetchStats {
-  std::uint64_t requests = 0;           // network requests sent (retries included)
-  std::uint64_t body_bytes = 0;         // body bytes received from the network
-  std::uint64_t not_modified = 0;       // 304 answers
+  std::uint64_t requests = 0;      // network requests sent (retries included)
+  std::uint64_t body_bytes = 0;    // body bytes received from the network
+  std::uint64_t not_modified = 0;  // 304 answers
 };
 
 class Fetcher {

@@ -55,9 +55,9 @@ std::vector<unsigned> numbers(std::string_view dotted) {
 // ROCm variant directories download.pytorch.org has served (uv's
 // TorchBackend list, crates/uv-torch/src/backend.rs), newest first.
 constexpr std::array<std::string_view, 20> k_rocm_variants = {
-    "rocm7.2",   "rocm7.1", "rocm7.0", "rocm6.4", "rocm6.3", "rocm6.2.4", "rocm6.2",
-    "rocm6.1",   "rocm6.0", "rocm5.7", "rocm5.6", "rocm5.5", "rocm5.4.2", "rocm5.4",
-    "rocm5.3",   "rocm5.2", "rocm5.1.1", "rocm4.2", "rocm4.1", "rocm4.0.1"};
+    "rocm7.2", "rocm7.1", "rocm7.0",   "rocm6.4", "rocm6.3", "rocm6.2.4", "rocm6.2",
+    "rocm6.1", "rocm6.0", "rocm5.7",   "rocm5.6", "rocm5.5", "rocm5.4.2", "rocm5.4",
+    "rocm5.3", "rocm5.2", "rocm5.1.1", "rocm4.2", "rocm4.1", "rocm4.0.1"};
 
 }  // namespace
 
@@ -133,7 +133,8 @@ std::optional<std::string> cuda_version_of_variant(std::string_view variant) {
   // The minor is the last digit: every CUDA minor so far is below 10
   // (cu80 = 8.0, cu92 = 9.2, cu118 = 11.8, cu126 = 12.6, cu130 = 13.0).
   const auto digits = variant.substr(2);
-  return std::string(digits.substr(0, digits.size() - 1)) + "." + std::string(digits.substr(digits.size() - 1));
+  return std::string(digits.substr(0, digits.size() - 1)) + "." +
+         std::string(digits.substr(digits.size() - 1));
 }
 
 std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version) {

@@ -33,11 +33,16 @@ struct PlatformFacts {
 PlatformFacts platform_facts(std::string_view platform) {
   PlatformFacts facts;
   if (platform == "any") return {"any", "", std::nullopt};
-  if (platform.starts_with("macosx")) facts.system = "macOS";
-  else if (platform.starts_with("win")) facts.system = "Windows";
-  else if (platform.starts_with("musllinux")) facts.system = "musl Linux";
-  else if (platform.starts_with("manylinux") || platform.starts_with("linux")) facts.system = "linux";
-  else facts.system = std::string(platform);
+  if (platform.starts_with("macosx"))
+    facts.system = "macOS";
+  else if (platform.starts_with("win"))
+    facts.system = "Windows";
+  else if (platform.starts_with("musllinux"))
+    facts.system = "musl Linux";
+  else if (platform.starts_with("manylinux") || platform.starts_with("linux"))
+    facts.system = "linux";
+  else
+    facts.system = std::string(platform);
   // PEP 600 manylinux_2_N_<arch>; legacy aliases (PEP 513/571/599) map to
   // glibc 2.5, 2.12 and 2.17.
   static const std::pair<std::string_view, unsigned> k_legacy[] = {
@@ -54,7 +59,8 @@ PlatformFacts platform_facts(std::string_view platform) {
     const auto underscore = rest.find('_');
     if (underscore != std::string_view::npos) {
       unsigned minor = 0;
-      for (const char c : rest.substr(0, underscore)) minor = minor * 10 + static_cast<unsigned>(c - '0');
+      for (const char c : rest.substr(0, underscore))
+        minor = minor * 10 + static_cast<unsigned>(c - '0');
       facts.glibc_minor = minor;
       facts.arch = std::string(rest.substr(underscore + 1));
     }
@@ -93,8 +99,7 @@ std::string explain_tag_mismatch(const std::vector<pep::Tag>& tags, const pep::T
     else if (facts.glibc_minor && *facts.glibc_minor > target.glibc.minor &&
              target.glibc.major == 2)
       reasons.insert("needs glibc 2." + std::to_string(*facts.glibc_minor) + ", the target has " +
-                     std::to_string(target.glibc.major) + "." +
-                     std::to_string(target.glibc.minor));
+                     std::to_string(target.glibc.major) + "." + std::to_string(target.glibc.minor));
   }
   if (reasons.empty()) return "no tag accepted by the target";
   std::string out;
@@ -109,20 +114,22 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
     if (!link.filename.ends_with(".whl")) continue;  // sdists and others: wheelmod installs wheels
     auto wheel = pep::WheelFilename::parse(link.filename);
     if (!wheel) {
-      set.rejected.push_back({link.filename, "not a valid wheel file name: " + wheel.error().message});
+      set.rejected.push_back(
+          {link.filename, "not a valid wheel file name: " + wheel.error().message});
       continue;
     }
     if (wheel->name != filter.project) continue;  // another project listed on the page
     if (!filter.specifier.contains(wheel->version)) {
-      set.rejected.push_back({link.filename, "version " + wheel->version.str() + " does not match " +
-                                                 (filter.specifier.empty()
-                                                      ? std::string("(final releases only)")
-                                                      : filter.specifier.str())});
+      set.rejected.push_back(
+          {link.filename, "version " + wheel->version.str() + " does not match " +
+                              (filter.specifier.empty() ? std::string("(final releases only)")
+                                                        : filter.specifier.str())});
       continue;
     }
     if (link.yanked && !filter.pinned) {
       // PEP 592: a yanked file is only chosen when pinned exactly.
-      set.rejected.push_back({link.filename, "yanked" + (link.yanked->empty() ? std::string() : ": " + *link.yanked)});
+      set.rejected.push_back(
+          {link.filename, "yanked" + (link.yanked->empty() ? std::string() : ": " + *link.yanked)});
       continue;
     }
     if (!local_fits_variant(wheel->version, filter.variant)) {
@@ -137,10 +144,12 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
     }
     set.fitting.push_back({link, std::move(*wheel), *rank});
   }
-  std::stable_sort(set.fitting.begin(), set.fitting.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.wheel.version != b.wheel.version) return a.wheel.version > b.wheel.version;
-    return a.rank < b.rank;
-  });
+  std::stable_sort(set.fitting.begin(), set.fitting.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.wheel.version != b.wheel.version)
+                       return a.wheel.version > b.wheel.version;
+                     return a.rank < b.rank;
+                   });
   return set;
 }
 

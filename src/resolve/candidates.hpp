@@ -27,10 +27,10 @@ struct CandidateSet {
 
 /// What a candidate must satisfy.
 struct CandidateFilter {
-  std::string project;               // PEP 503 name
+  std::string project;  // PEP 503 name
   pep::SpecifierSet specifier;
-  std::string variant;               // cu126: a local label must be +cu126 or absent
-  bool pinned = false;               // ==/=== pin: yanked files still allowed (PEP 592)
+  std::string variant;  // cu126: a local label must be +cu126 or absent
+  bool pinned = false;  // ==/=== pin: yanked files still allowed (PEP 592)
 };
 
 CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateFilter& filter,

@@ -43,10 +43,12 @@ Verdict compare_library(const pep::Version& wanted, const pep::Version& provided
     if (release_part(wanted, 1) == release_part(provided, 1))
       return {Compatibility::compatible,
               fmt::format("same {}.{} series", release_part(wanted, 0), release_part(wanted, 1))};
-    return {Compatibility::compatible, fmt::format("same major version ({})", release_part(wanted, 0))};
+    return {Compatibility::compatible,
+            fmt::format("same major version ({})", release_part(wanted, 0))};
   }
-  return {Compatibility::incompatible, fmt::format("different major version: wants {}, module has {}",
-                                                   release_part(wanted, 0), release_part(provided, 0))};
+  return {Compatibility::incompatible,
+          fmt::format("different major version: wants {}, module has {}", release_part(wanted, 0),
+                      release_part(provided, 0))};
 }
 
 // A library that ships inside the CUDA toolkit (cuFFT, cuRAND, cuBLAS...)
@@ -64,10 +66,11 @@ Verdict compare_with_toolkit(std::string_view package, const pep::Version& wante
       package.substr(suffix + 3) == std::to_string(release_part(toolkit, 0)))
     return {Compatibility::compatible,
             fmt::format("part of the CUDA {} toolkit", release_part(toolkit, 0))};
-  return {Compatibility::incompatible,
-          fmt::format("a CUDA {} library is not part of CUDA {}",
-                      suffix == std::string_view::npos ? "?" : std::string(package.substr(suffix + 3)),
-                      toolkit.str())};
+  return {
+      Compatibility::incompatible,
+      fmt::format("a CUDA {} library is not part of CUDA {}",
+                  suffix == std::string_view::npos ? "?" : std::string(package.substr(suffix + 3)),
+                  toolkit.str())};
 }
 
 // Modules made for another CUDA than the target's are skipped (Triton
@@ -130,14 +133,17 @@ class DependencyMapper {
     if (dependency.resolution != DependencyResolution::eb_module) {
       dependency.resolution = DependencyResolution::missing;
       if (dependency.note.empty())
-        dependency.note = generation ? "no module of " + generation->name + " provides it and the index has no fitting wheel"
-                                     : "no --toolchain to map it to a module, and the index has no fitting wheel";
+        dependency.note =
+            generation ? "no module of " + generation->name +
+                             " provides it and the index has no fitting wheel"
+                       : "no --toolchain to map it to a module, and the index has no fitting wheel";
     }
     return dependency;
   }
 
   const ChosenWheel* find_chosen(const std::string& name) const {
-    for (const std::vector<ChosenWheel>* list : {&m_chosen, const_cast<const std::vector<ChosenWheel>*>(&m_bundled)})
+    for (const std::vector<ChosenWheel>* list :
+         {&m_chosen, const_cast<const std::vector<ChosenWheel>*>(&m_bundled)})
       for (const auto& wheel : *list)
         if (wheel.name == name) return &wheel;
     return nullptr;
@@ -178,7 +184,8 @@ class DependencyMapper {
         }
       }
       if (verdict.compatibility != Compatibility::exact)
-        verdict.note = fmt::format("wants {}, {} has {}: {}", wanted->str(), best->name, best->version, verdict.note);
+        verdict.note = fmt::format("wants {}, {} has {}: {}", wanted->str(), best->name,
+                                   best->version, verdict.note);
     }
     dependency.resolution = DependencyResolution::eb_module;
     dependency.provider = best->module;
@@ -200,9 +207,11 @@ class DependencyMapper {
         dependency.resolution = DependencyResolution::eb_module;
         dependency.provider = provider.module;
         dependency.provided_version = provider.package_version;
-        dependency.compatibility = pinned_version(requirement) ? Compatibility::exact : Compatibility::compatible;
-        dependency.note = requirement.specifier.empty() ? "no version required"
-                                                        : "satisfies " + requirement.specifier.str();
+        dependency.compatibility =
+            pinned_version(requirement) ? Compatibility::exact : Compatibility::compatible;
+        dependency.note = requirement.specifier.empty()
+                              ? "no version required"
+                              : "satisfies " + requirement.specifier.str();
         return true;
       }
     }
@@ -212,7 +221,8 @@ class DependencyMapper {
       dependency.provider = first->module;
       dependency.provided_version = first->package_version;
       dependency.compatibility = Compatibility::incompatible;
-      dependency.note = "wants " + requirement.specifier.str() + ", module has " + first->package_version;
+      dependency.note =
+          "wants " + requirement.specifier.str() + ", module has " + first->package_version;
     } else {
       dependency.note = "no module of " + m_session.request.generation->name + " provides it";
     }
@@ -228,12 +238,14 @@ class DependencyMapper {
     if (page == nullptr) return false;
     const CandidateFilter filter{dependency.name, requirement.specifier, variant,
                                  pinned_version(requirement).has_value()};
-    const auto set = collect_candidates(*page, filter, m_session.request.tag_target, m_session.priority);
+    const auto set =
+        collect_candidates(*page, filter, m_session.request.tag_target, m_session.priority);
     if (set.fitting.empty()) return false;
     const auto& candidate = set.fitting.front();
-    const auto previous_note = dependency.resolution == DependencyResolution::eb_module
-                                   ? " (" + dependency.provider + " has " + dependency.provided_version.value_or("?") + ")"
-                                   : std::string();
+    const auto previous_note =
+        dependency.resolution == DependencyResolution::eb_module
+            ? " (" + dependency.provider + " has " + dependency.provided_version.value_or("?") + ")"
+            : std::string();
     dependency.resolution = DependencyResolution::bundled_wheel;
     dependency.provider = candidate.link.filename;
     dependency.provided_version = candidate.wheel.version.str();

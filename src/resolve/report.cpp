@@ -36,7 +36,9 @@ std::string_view compatibility_text(Compatibility compatibility) {
 
 namespace {
 
-json optional(const std::optional<std::string>& value) { return value ? json(*value) : json(nullptr); }
+json optional(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 json dependency_json(const Dependency& d) {
   return {{"requirement", d.requirement},

@@ -18,18 +18,18 @@ struct TargetSummary {
   std::optional<std::string> toolchain;   // foss-2024a
   std::optional<std::string> generation;  // 2024a
   std::string python;                     // 3.12
-  std::string python_source;              // "toolchain foss-2024a (Python/3.12.3-GCCcore-13.3.0)" / "--python"
+  std::string python_source;  // "toolchain foss-2024a (Python/3.12.3-GCCcore-13.3.0)" / "--python"
   std::string arch;
   std::string glibc;
-  std::string accelerator;                // cpu / cuda 12.6.0 / rocm 6.2.4
-  std::string accelerator_source;         // "toolchain (CUDA/12.6.0)" / "--accelerator"
+  std::string accelerator;         // cpu / cuda 12.6.0 / rocm 6.2.4
+  std::string accelerator_source;  // "toolchain (CUDA/12.6.0)" / "--accelerator"
 };
 
 struct VariantChoice {
-  std::string variant;                    // cu126
-  std::string reason;                     // "exact match for CUDA 12.6.0" / "closest lower ..."
+  std::string variant;  // cu126
+  std::string reason;   // "exact match for CUDA 12.6.0" / "closest lower ..."
   bool exact = true;
-  std::vector<std::string> tried;         // variants tried before it, with why they failed
+  std::vector<std::string> tried;  // variants tried before it, with why they failed
 };
 
 enum class DependencyResolution {
@@ -44,29 +44,30 @@ enum class Compatibility { exact, compatible, incompatible, unknown };
 std::string_view compatibility_text(Compatibility compatibility);
 
 struct Dependency {
-  std::string requirement;           // as in METADATA, normalised: `nvidia-cudnn-cu12==9.5.1.17`
-  std::string name;                  // PEP 503 name
+  std::string requirement;  // as in METADATA, normalised: `nvidia-cudnn-cu12==9.5.1.17`
+  std::string name;         // PEP 503 name
   DependencyResolution resolution = DependencyResolution::missing;
-  std::string provider;              // module name, wheel file name, or "" when missing
+  std::string provider;  // module name, wheel file name, or "" when missing
   std::optional<std::string> provided_version;
   Compatibility compatibility = Compatibility::unknown;
-  std::string note;                  // why: "same major (9)", "wants ==1.13.1, module has 1.13.3"
+  std::string note;  // why: "same major (9)", "wants ==1.13.1, module has 1.13.3"
 };
 
 struct ChosenWheel {
-  std::string name;                  // PEP 503 name
-  std::string version;               // 2.6.0+cu126
+  std::string name;     // PEP 503 name
+  std::string version;  // 2.6.0+cu126
   std::string filename;
   std::string url;
-  std::optional<std::string> sha256; // nullopt: the index gave none
+  std::optional<std::string> sha256;  // nullopt: the index gave none
   std::optional<std::uint64_t> size;
   std::string variant;
-  std::string best_tag;              // the target's best tag this wheel carries
-  std::size_t tag_rank = 0;          // its 1-based position in the target's list
-  std::size_t tags_total = 0;        // length of that list
-  bool requested = true;             // false: a bundled dependency
-  std::string why;                   // "highest version matching torch==2.6.0; 2 other candidates rejected"
-  std::optional<std::string> metadata_source;  // "PEP 658 .metadata file", ...; nullopt with --no-deps
+  std::string best_tag;        // the target's best tag this wheel carries
+  std::size_t tag_rank = 0;    // its 1-based position in the target's list
+  std::size_t tags_total = 0;  // length of that list
+  bool requested = true;       // false: a bundled dependency
+  std::string why;  // "highest version matching torch==2.6.0; 2 other candidates rejected"
+  std::optional<std::string>
+      metadata_source;  // "PEP 658 .metadata file", ...; nullopt with --no-deps
   std::vector<Dependency> dependencies;
 };
 
@@ -77,7 +78,7 @@ struct Rejection {
 
 /// Everything a report prints.
 struct ResolveReport {
-  std::string index;                 // root URL (credentials masked)
+  std::string index;  // root URL (credentials masked)
   std::vector<std::string> specs;
   bool no_deps = false;
   TargetSummary target;

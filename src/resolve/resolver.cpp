@@ -32,7 +32,8 @@ std::string target_text(const pep::TagTarget& t) {
 }
 
 std::string spec_text(const pep::Requirement& spec) {
-  return spec.specifier.empty() ? spec.canonical_name() : spec.canonical_name() + spec.specifier.str();
+  return spec.specifier.empty() ? spec.canonical_name()
+                                : spec.canonical_name() + spec.specifier.str();
 }
 
 // The nearest rejected candidates first: a matching version that failed on
@@ -44,7 +45,8 @@ std::string rejections_text(std::vector<Rejection> rejected) {
   constexpr std::size_t k_shown = 8;
   for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)
     out += "\n    " + rejected[i].filename + ": " + rejected[i].reason;
-  if (rejected.size() > k_shown) out += fmt::format("\n    ... and {} more", rejected.size() - k_shown);
+  if (rejected.size() > k_shown)
+    out += fmt::format("\n    ... and {} more", rejected.size() - k_shown);
   return out;
 }
 
@@ -58,8 +60,10 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   const auto& request = session.request;
   const auto& first = request.specs.front();
   std::vector<std::string> candidates;
-  if (request.accelerator.variant) candidates = {*request.accelerator.variant};
-  else candidates = variant_candidates(request.accelerator.kind, accelerator_version);
+  if (request.accelerator.variant)
+    candidates = {*request.accelerator.variant};
+  else
+    candidates = variant_candidates(request.accelerator.kind, accelerator_version);
 
   VariantChoice choice;
   std::vector<Rejection> nearest;
@@ -70,8 +74,8 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
       choice.tried.push_back(variant + ": no " + first.canonical_name() + " page on this index");
       continue;
     }
-    const auto set = collect_candidates(*page, filter_for(first, variant), request.tag_target,
-                                        session.priority);
+    const auto set =
+        collect_candidates(*page, filter_for(first, variant), request.tag_target, session.priority);
     if (set.fitting.empty()) {
       choice.tried.push_back(variant + ": no wheel of " + spec_text(first) + " fits");
       if (nearest.empty()) nearest = set.rejected;
@@ -84,12 +88,14 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
     } else if (request.accelerator.variant) {
       choice.reason = "named with --accelerator";
     } else if (i == 0) {
-      choice.reason = "exact match for " + std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
+      choice.reason = "exact match for " + std::string(kind_text(request.accelerator.kind)) + " " +
+                      accelerator_version;
     } else {
       choice.reason = fmt::format(
           "{} has no {} for this target; {} is the closest lower variant of the same major "
           "version, which runs on {} (minor version compatibility)",
-          candidates.front(), spec_text(first), variant, std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version);
+          candidates.front(), spec_text(first), variant,
+          std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version);
     }
     return choice;
   }
@@ -146,8 +152,11 @@ class PinSolver {
     // Its pins on the projects chosen so far ...
     for (const auto& pin : pins_on(m_session, metadata, m_names)) {
       for (const auto* other : m_chosen) {
-        if (other->wheel.name == pin.canonical_name() && !pin.specifier.contains(other->wheel.version, pep::Prereleases::allow)) {
-          m_conflicts.push_back({candidate.link.filename, "requires " + pin.str() + ", but " + other->wheel.name + " " + other->wheel.version.str() + " was chosen"});
+        if (other->wheel.name == pin.canonical_name() &&
+            !pin.specifier.contains(other->wheel.version, pep::Prereleases::allow)) {
+          m_conflicts.push_back(
+              {candidate.link.filename, "requires " + pin.str() + ", but " + other->wheel.name +
+                                            " " + other->wheel.version.str() + " was chosen"});
           return false;
         }
       }
@@ -156,7 +165,9 @@ class PinSolver {
     for (const auto* other : m_chosen) {
       for (const auto& pin : pins_on(m_session, m_session.metadata(*other).metadata, {project})) {
         if (!pin.specifier.contains(candidate.wheel.version, pep::Prereleases::allow)) {
-          m_conflicts.push_back({candidate.link.filename, other->wheel.name + " " + other->wheel.version.str() + " requires " + pin.str()});
+          m_conflicts.push_back(
+              {candidate.link.filename,
+               other->wheel.name + " " + other->wheel.version.str() + " requires " + pin.str()});
           return false;
         }
       }
@@ -171,7 +182,8 @@ class PinSolver {
   std::vector<Rejection> m_conflicts;
 };
 
-std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set, const Candidate& chosen) {
+std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set,
+                       const Candidate& chosen) {
   std::string why = "highest version matching " + spec_text(spec) + " that fits the target";
   const auto others = set.fitting.size() - 1 + set.rejected.size();
   if (others > 0) why += fmt::format("; {} other file{} not taken", others, others == 1 ? "" : "s");
@@ -202,7 +214,8 @@ const index::ProjectPage* Session::page(const std::string& variant, const std::s
   auto parsed = json ? index::parse_project_json(response->body, base)
                      : index::parse_project_html(response->body, base);
   if (!parsed)
-    throw IntegrityError(mask_credentials(url), "the index page is not valid: " + parsed.error().message,
+    throw IntegrityError(mask_credentials(url),
+                         "the index page is not valid: " + parsed.error().message,
                          "the index or a proxy answered something else than a package page");
   it->second = std::move(*parsed);
   return &*it->second;
@@ -214,7 +227,8 @@ const ParsedMetadata& Session::metadata(const Candidate& candidate) {
   auto fetched = fetch_wheel_metadata(m_fetcher, candidate.link);
   auto parsed = pep::CoreMetadata::parse(fetched.text);
   if (!parsed)
-    throw IntegrityError(candidate.link.filename, "its METADATA is not valid: " + parsed.error().message);
+    throw IntegrityError(candidate.link.filename,
+                         "its METADATA is not valid: " + parsed.error().message);
   if (pep::canonicalize_name(parsed->name) != candidate.wheel.name ||
       parsed->version != candidate.wheel.version)
     throw IntegrityError(candidate.link.filename,
@@ -245,7 +259,8 @@ ChosenWheel describe_candidate(const Session& session, const Candidate& candidat
 // ---- resolve ---------------------------------------------------------------
 
 ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter) {
-  if (request.specs.empty()) throw UsageError("resolve", "no requirement given", "name at least one, e.g. torch==2.6.0");
+  if (request.specs.empty())
+    throw UsageError("resolve", "no requirement given", "name at least one, e.g. torch==2.6.0");
   Session session(request, fetcher, reporter);
 
   ResolveReport report;
@@ -259,7 +274,8 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   target.python = request.python;
   target.python_source = request.python_source;
   target.arch = request.tag_target.arch;
-  target.glibc = fmt::format("{}.{}", request.tag_target.glibc.major, request.tag_target.glibc.minor);
+  target.glibc =
+      fmt::format("{}.{}", request.tag_target.glibc.major, request.tag_target.glibc.minor);
 
   // The accelerator version: as given, else the toolchain generation's.
   std::string accelerator_version = request.accelerator.version.value_or("");
@@ -278,9 +294,10 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
     accelerator_version = module->version;
     target.accelerator_source = "toolchain (" + module->module + ")";
   }
-  target.accelerator = request.accelerator.kind == AcceleratorKind::cpu
-                           ? "cpu"
-                           : std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
+  target.accelerator =
+      request.accelerator.kind == AcceleratorKind::cpu
+          ? "cpu"
+          : std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
 
   report.variant = choose_variant(session, accelerator_version);
   const auto& variant = report.variant.variant;
@@ -290,12 +307,16 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   for (const auto& spec : request.specs) {
     const auto* page = session.page(variant, spec.canonical_name());
     if (page == nullptr)
-      throw UnsatisfiableError(spec_text(spec), "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
-                               "torch, torchvision and torchaudio must come from one variant");
-    auto set = collect_candidates(*page, filter_for(spec, variant), request.tag_target, session.priority);
+      throw UnsatisfiableError(
+          spec_text(spec),
+          "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
+          "torch, torchvision and torchaudio must come from one variant");
+    auto set =
+        collect_candidates(*page, filter_for(spec, variant), request.tag_target, session.priority);
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),
-                               "no wheel on the " + variant + " variant fits " + target_text(request.tag_target) +
+                               "no wheel on the " + variant + " variant fits " +
+                                   target_text(request.tag_target) +
                                    "; nearest candidates:" + rejections_text(set.rejected),
                                "`wheelmod tags` lists the tags this target accepts");
     sets.push_back(std::move(set));
@@ -316,7 +337,8 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
     chosen.push_back(describe_candidate(session, candidate, variant, true,
                                         why_chosen(request.specs[i], sets[i], candidate)));
     if (!candidate.link.sha256())
-      report.warnings.push_back(candidate.link.filename + ": the index gives no sha256; it will be computed on download");
+      report.warnings.push_back(candidate.link.filename +
+                                ": the index gives no sha256; it will be computed on download");
   }
   std::vector<ChosenWheel> bundled;
   if (!request.no_deps) {
@@ -334,13 +356,16 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   std::set<std::string> missing_seen;
   for (const auto& wheel : report.wheels) {
     for (const auto& dependency : wheel.dependencies) {
-      if (dependency.resolution == DependencyResolution::eb_module) modules.insert(dependency.provider);
-      if (dependency.resolution == DependencyResolution::missing && missing_seen.insert(dependency.name).second)
+      if (dependency.resolution == DependencyResolution::eb_module)
+        modules.insert(dependency.provider);
+      if (dependency.resolution == DependencyResolution::missing &&
+          missing_seen.insert(dependency.name).second)
         report.missing.push_back(dependency);
       if (dependency.compatibility == Compatibility::incompatible)
         report.warnings.push_back(wheel.name + " needs " + dependency.requirement + ", but " +
                                   dependency.provider + " provides " +
-                                  dependency.provided_version.value_or("another version") + ": " + dependency.note);
+                                  dependency.provided_version.value_or("another version") + ": " +
+                                  dependency.note);
     }
   }
   report.modules.assign(modules.begin(), modules.end());

@@ -22,13 +22,13 @@ namespace wheelmod::resolve {
 
 struct ResolveRequest {
   std::vector<pep::Requirement> specs;
-  std::string index_root;                    // URL of the index root (variants below it)
-  std::optional<std::string> toolchain;      // as given
+  std::string index_root;                // URL of the index root (variants below it)
+  std::optional<std::string> toolchain;  // as given
   const easybuild::Generation* generation = nullptr;
   Accelerator accelerator;
-  std::string python;                        // "3.12" (from the toolchain or --python)
+  std::string python;  // "3.12" (from the toolchain or --python)
   std::string python_source;
-  pep::TagTarget tag_target;                 // python, arch, glibc
+  pep::TagTarget tag_target;  // python, arch, glibc
   bool no_deps = false;
 };
 

@@ -17,7 +17,7 @@ namespace wheelmod::wheel {
 
 struct ZipEntryInfo {
   std::string name;
-  std::uint16_t method = 0;            // 0 stored, 8 deflated
+  std::uint16_t method = 0;  // 0 stored, 8 deflated
   std::uint32_t crc32 = 0;
   std::uint64_t compressed_size = 0;
   std::uint64_t uncompressed_size = 0;

@@ -35,7 +35,8 @@ TEST_CASE("Accelerator::parse accepts every documented spelling", "[resolve][acc
 }
 
 TEST_CASE("Accelerator::parse rejects what it does not know", "[resolve][accelerator]") {
-  for (const char* input : {"gpu", "cuda:", "cuda:twelve", "cu", "cu1", "rocm:", "rocmX", "xpu", "cuda:1.2.3.4"}) {
+  for (const char* input :
+       {"gpu", "cuda:", "cuda:twelve", "cu", "cu1", "rocm:", "rocmX", "xpu", "cuda:1.2.3.4"}) {
     CAPTURE(input);
     const auto parsed = Accelerator::parse(input);
     REQUIRE_FALSE(parsed);
@@ -53,7 +54,8 @@ TEST_CASE("CUDA versions and variant names map both ways", "[resolve][accelerato
   CHECK_FALSE(cuda_version_of_variant("cpu"));
 }
 
-TEST_CASE("variant_candidates: exact first, then older of the same major", "[resolve][accelerator]") {
+TEST_CASE("variant_candidates: exact first, then older of the same major",
+          "[resolve][accelerator]") {
   CHECK(variant_candidates(AcceleratorKind::cpu, "") == std::vector<std::string>{"cpu"});
   CHECK(variant_candidates(AcceleratorKind::cuda, "12.6.0") ==
         std::vector<std::string>{"cu126", "cu125", "cu124", "cu123", "cu122", "cu121", "cu120"});

@@ -1,0 +1,67 @@
+// Private helpers shared by the HTML (page_html.cpp) and JSON
+// (page_json.cpp) index page parsers. Errors are plain messages here; the
+// parsers wrap them in a ParseError for the page.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "index/page.hpp"
+
+namespace wheelmod::index::detail {
+
+template <class T>
+using Checked = std::expected<T, std::string>;
+
+/// A FileHash for `algorithm` (any case) and `hex`: nullopt for an
+/// algorithm we do not use; an error for one we use with a value that is
+/// not a hex digest of its length.
+Checked<std::optional<FileHash>> make_hash(std::string_view algorithm, std::string_view hex);
+
+/// The hashes in a URL fragment (`sha256=<hex>`, PEP 503), parts joined by
+/// `&`; parts we do not use (`egg=`, junk) are ignored.
+Checked<std::vector<FileHash>> fragment_hashes(std::string_view fragment);
+
+struct CoreMetadata {
+  bool present = false;
+  std::optional<FileHash> hash;
+};
+
+/// The value of `data-core-metadata` / `data-dist-info-metadata` (PEP 658,
+/// PEP 714): `true`, `false`, or `<hashname>=<hex>`.
+Checked<CoreMetadata> core_metadata_attribute(std::string_view value);
+
+/// Whether `name` can be a file's name: one non-empty path segment, not
+/// `.` or `..`, without '/', '\\' or NUL (a decoded `%2F` must not turn a
+/// link into a path).
+bool is_file_name(std::string_view name);
+
+/// `url` with the characters RFC 3986 never allows (space, non-ASCII, `<`,
+/// ...) percent-encoded, and `+` in the path as `%2B` (research §1.6).
+std::string clean_url(std::string_view url);
+
+/// PEP 629 / PEP 691 API version: "1.x" is ours; anything else is an
+/// error saying which version the page declared.
+Checked<void> check_api_version(std::string_view version);
+
+/// The links of one page in page order, each file (URL) once.
+class LinkList {
+ public:
+  /// Adds `link`, or merges it into the earlier entry with the same URL;
+  /// two entries for one URL that disagree on a digest are an error naming
+  /// the file and both digests.
+  Checked<void> add(Link link);
+  [[nodiscard]] std::vector<Link> take() && { return std::move(m_links); }
+
+ private:
+  std::vector<Link> m_links;
+  std::unordered_map<std::string, std::size_t> m_by_url;
+};
+
+}  // namespace wheelmod::index::detail
