@@ -123,6 +123,13 @@ void run_resolve(const ResolveOptions& options, CommandContext& context) {
   net::Fetcher fetcher(fetch_options);
   auto reporter = make_stderr_reporter(context.global.verbosity);
   const auto report = resolve::resolve(request, fetcher, *reporter);
+  if (context.global.verbosity != Verbosity::quiet) {
+    // What the index cost, as pip and uv print it: a second run against an
+    // unchanged index should show its pages answered from the cache.
+    const auto& stats = fetcher.stats();
+    context.err << "index: " << stats.requests << " requests, " << format_bytes(stats.body_bytes)
+                << " received, " << stats.not_modified << " pages unchanged (cache)\n";
+  }
   switch (options.format) {
     case OutputFormat::json:
       context.out << resolve::to_json(report).dump(2) << '\n';

@@ -230,6 +230,24 @@ def malformed_metadata_hash(r):
         check("sha256" in result.stderr, result.stderr)
 
 
+def index_contradicts(r):
+    """A page that lists one file twice with different hashes: exit 5, naming the file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        import shutil
+        root = os.path.join(tmp, "whl")
+        shutil.copytree(os.path.join(r.sample, "whl"), root, symlinks=True)
+        page = os.path.join(root, "cpu", "torch", "index.html")
+        with open(page) as f:
+            html = f.read()
+        line = next(l for l in html.splitlines() if "torch-2.6.0%2Bcpu-cp312-cp312-linux_x86_64.whl#sha256=" in l)
+        forged = re.sub(r"sha256=[0-9a-f]{64}", "sha256=" + "0" * 64, line, count=1)
+        with open(page, "w") as f:
+            f.write(html.replace(line, line + "\n" + forged))
+        result = r.run("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+                       index="file://" + root, expect=5)
+        check("torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl" in result.stderr, result.stderr)
+
+
 def http(r):
     """The same resolve over a real HTTP server, then again: the second transfers no page body."""
     check(r.http_state, "needs --http-state")
@@ -238,14 +256,19 @@ def http(r):
     report = r.json("torch==2.6.0", "torchvision", *CUDA, index=url)
     check(by_name(report)["torch"]["url"].startswith(("http://127.0.0.1", "http://localhost")), "http URLs")
     r.check_hashes(report)
-    again = r.json("torch==2.6.0", "torchvision", *CUDA, index=url)
-    check(again == report, "the second resolve (from the cache) reports the same")
+    again = r.run("torch==2.6.0", "torchvision", *CUDA, "--format", "json", index=url)
+    check(json.loads(again.stdout) == report, "the second resolve (from the cache) reports the same")
+    stats = re.search(r"index: (\d+) requests, .* received, (\d+) pages unchanged", again.stderr)
+    check(stats, "a summary line: " + again.stderr)
+    # Every page of the second run was revalidated, not transferred again.
+    pages = len({(w["variant"], w["name"]) for w in report["wheels"]})
+    check(int(stats.group(2)) >= pages, f"at least {pages} pages answered 304: {again.stderr}")
 
 
 SCENARIOS = {f.__name__: f for f in (
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
-    http)}
+    index_contradicts, http)}
 
 
 def main():
