@@ -83,7 +83,7 @@ Checked<std::vector<FileHash>> fragment_hashes(std::string_view fragment) {
     fragment.remove_prefix(std::min(amp + 1, fragment.size()));
     const auto equals = part.find('=');
     // An empty value is no digest at all (the S3 index omits the fragment
-    // when it has no checksum, research §1.2); skip it like `#egg=`.
+    // when it has no checksum: pytorch/test-infra s3_management/manage.py); skip it like `#egg=`.
     if (equals == std::string_view::npos || equals + 1 == part.size()) continue;
     auto hash = make_hash(part.substr(0, equals), part.substr(equals + 1));
     if (!hash) return std::unexpected(hash.error() + " in the URL fragment");
@@ -150,11 +150,11 @@ Checked<void> check_api_version(std::string_view version) {
 }
 
 Checked<void> LinkList::add(Link link) {
-  // A file is its URL. The real index has listed one file twice (research
-  // §1.2): harmless when the entries agree, but one URL with two digests
-  // leaves no safe choice. One name under two URLs is two files: the
-  // prefix-root page /whl/<project>/ lists e.g. the cpu and the cu126
-  // builds of torchaudio-2.6.0-cp312-cp312-linux_aarch64.whl (§1.3).
+  // A file is its URL. The real index has listed one file twice: harmless
+  // when the entries agree, but one URL with two digests leaves no safe
+  // choice. One name under two URLs is two files: the prefix-root page
+  // /whl/<project>/ lists e.g. the cpu and the cu126 builds of
+  // torchaudio-2.6.0-cp312-cp312-linux_aarch64.whl.
   const auto [it, inserted] = m_by_url.try_emplace(link.url, m_links.size());
   if (inserted) {
     m_links.push_back(std::move(link));

@@ -160,7 +160,7 @@ Parsed<Link> parse_anchor(const GumboElement& anchor, std::string_view base_url,
     link.core_metadata_hash = std::move(core->hash);
   }
   // PEP 700 defines upload-time for JSON; download.pytorch.org writes it
-  // as data-upload-time (research §1.2), as uv reads it.
+  // as data-upload-time (pytorch/test-infra manage_v2.py), as uv reads it.
   if (const char* value = attribute(anchor, "data-upload-time"); value && *value) {
     link.upload_time = value;
   }

@@ -193,7 +193,7 @@ std::string percent_encode_segment(std::string_view text) {
     // RFC 3986 §3.3: a segment may hold unreserved characters and
     // sub-delims literally. `+` is encoded all the same: S3 behind
     // download.pytorch.org reads a literal `+` as a space and answers 403
-    // (research §1.6, uv#1497); `%2B` means `+` to every RFC 3986 server.
+    // (astral-sh/uv#1497); `%2B` means `+` to every RFC 3986 server.
     if (is_unreserved(c) || (is_sub_delim(c) && c != '+')) {
       out.push_back(ch);
     } else {

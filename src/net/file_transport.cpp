@@ -12,36 +12,11 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "index/url.hpp"
 
 namespace wheelmod::net {
 
 namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// RFC 3986 §2.1; a malformed escape stays as written.
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = hex_value(text[i + 1]);
-      const int low = hex_value(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out.push_back(static_cast<char>(high * 16 + low));
-        i += 2;
-        continue;
-      }
-    }
-    out.push_back(text[i]);
-  }
-  return out;
-}
 
 bool starts_with_ci(std::string_view text, std::string_view prefix) {
   return text.size() >= prefix.size() &&
@@ -102,7 +77,7 @@ std::optional<std::filesystem::path> local_path_of(std::string_view url) {
                       "mount the directory and use a local path");
       rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
     }
-    return std::filesystem::path(percent_decode(rest));
+    return std::filesystem::path(index::percent_decode(rest));
   }
   const auto scheme_end = url.find("://");
   if (scheme_end != std::string_view::npos)

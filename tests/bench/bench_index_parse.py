@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Index page benchmark: wheelmod against pip's way, in one run.
 
-Writes a project page in download.pytorch.org's format (research
-pytorch-index.md §1.2) into a temporary directory, then runs, alternately
+Writes a project page in download.pytorch.org's format (pytorch/test-infra
+s3_management/manage.py) into a temporary directory, then runs, alternately
 (A B A B ...), the C++ program bench_index_parse and pip_style_parse.py
 (html.parser + packaging under /usr/bin/python3). Both parse the page, parse
 every wheel name and choose the best wheel for one target; the driver checks
@@ -45,7 +45,7 @@ def key_of(version):
 
 
 def python_tags(version):
-    """The CPython tags torch was built for at `version` (research §1.8)."""
+    """The CPython tags torch was built for at `version` (PyTorch release matrix)."""
     v = key_of(version)
     low = 9 if v < (2, 9, 0) else 10
     high = (10 if v < (1, 13, 0) else 11 if v < (2, 2, 0) else 12 if v < (2, 5, 0)
@@ -63,7 +63,7 @@ def generate_page(count):
     target's candidates."""
     entries = []
     for version in sorted(RELEASES, key=key_of, reverse=True) + NIGHTLIES[::-1]:
-        new = key_of(version) >= (2, 6, 0)  # manylinux_2_28 from 2.6 (§5)
+        new = key_of(version) >= (2, 6, 0)  # manylinux_2_28 from 2.6
         for variant in VARIANTS:
             for python in python_tags(version):
                 for platform in PLATFORMS:
@@ -83,10 +83,10 @@ def generate_page(count):
         filename = f"torch-{version}{local}-{python}-{platform}.whl"
         key = f"whl/{variant}/{filename}".replace("+", "%2B")
         digest = hashlib.sha256(key.encode()).hexdigest()
-        # R2 packages: absolute hrefs on the second host (§1.2).
+        # R2 packages: absolute hrefs on the second host.
         host = "https://download-r2.pytorch.org" if key_of(version) >= (2, 9, 0) else ""
         href = f"{host}/{key}"
-        if int(digest[:2], 16) >= 26:  # about 1 in 10 without a hash (§1.2)
+        if int(digest[:2], 16) >= 26:  # about 1 in 10 without a hash
             href += f"#sha256={digest}"
         attributes = ""
         if key_of(version) >= (2, 6, 0):

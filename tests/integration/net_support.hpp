@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "hash/sha256.hpp"
+#include "temp_dir.hpp"
 
 namespace net_test {
 
@@ -78,23 +79,6 @@ inline std::string sha256_hex(std::string_view bytes) {
   return wheelmod::hash::to_hex(hasher.finish());
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "wheelmod-net-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
+using wheelmod::test::TempDir;
 
 }  // namespace net_test

@@ -1,18 +1,19 @@
 """What the sample index holds and what each wheel's metadata says.
 
 Everything here follows download.pytorch.org/whl as it was for the torch
-2.5.1 and 2.6.0 releases. Section numbers (§) refer to the research notes
-shared/research/pytorch-index.md; choices the notes do not cover are listed
-in README.md ("Choices"). The native side (which ELF files, their NEEDED and
-RPATH) is in native.py.
+2.5.1 and 2.6.0 releases; the comments name the public source of each fact.
+Choices that no public source covers are listed in README.md ("Choices").
+The native side (which ELF files, their NEEDED and RPATH) is in native.py.
 """
 
 import dataclasses
 
-# <!--TIMESTAMP n--> footer of every generated page (§1.2); fixed so the
+# <!--TIMESTAMP n--> footer of every generated page (pytorch/test-infra
+# s3_management/manage.py, to_simple_package_html); fixed so the
 # pages are the same bytes on every build. 2025-02-01T00:00:00Z.
 TIMESTAMP = 1738368000
-# <!--SERIAL n--> footer of the PyPI pages that the index mirrors (§1.4).
+# <!--SERIAL n--> footer of the PyPI pages that the index mirrors
+# (pytorch/test-infra s3_management/update_dependencies.py copies them).
 PYPI_SERIAL = 26812345
 # Time stamp of every zip member: the torch 2.6.0 release day.
 ZIP_DATE_TIME = (2025, 1, 29, 0, 0, 0)
@@ -20,7 +21,8 @@ ZIP_DATE_TIME = (2025, 1, 29, 0, 0, 0)
 ALL_PYTHONS = ("cp311", "cp312", "cp313")
 NO_313 = ("cp311", "cp312")
 
-# Markers of the CUDA requirements (§3, PYTORCH_EXTRA_INSTALL_REQUIREMENTS).
+# Markers of the CUDA requirements (pytorch
+# .github/scripts/generate_binary_build_matrix.py, PYTORCH_EXTRA_INSTALL_REQUIREMENTS).
 LINUX_X86_64 = 'platform_system == "Linux" and platform_machine == "x86_64"'
 
 
@@ -73,18 +75,20 @@ class TorchRelease:
     git_version: str
     pythons: tuple[str, ...]
     domain_pythons: tuple[str, ...]
-    metadata_files: bool  # PEP 658 .metadata uploaded (torch >= 2.6, §1.2)
+    metadata_files: bool  # PEP 658 .metadata uploaded (torch >= 2.6, test-infra #6116)
     torch_cells: tuple[Published, ...]
     domain_cells: tuple[Published, ...]
     cusparselt: bool  # libtorch_cuda links libcusparseLt.so.0 (2.6, pytorch#138547)
     console_scripts: tuple[tuple[str, str], ...]
 
 
-# §1.8 and §2.1: 2.5.x was published for cu118/cu121/cu124 and rocm6.1/6.2
-# (so NOT cu126 or rocm6.2.4); 2.6.0 for cu118/cu124/cu126 and
+# pytorch/test-infra tools/scripts/generate_binary_build_matrix.py (release
+# matrix at each release): 2.5.x was published for cu118/cu121/cu124 and
+# rocm6.1/6.2 (so NOT cu126 or rocm6.2.4); 2.6.0 for cu118/cu124/cu126 and
 # rocm6.1/rocm6.2.4. Only 2.6.0+cu126 exists for CUDA on aarch64, tagged
-# linux_aarch64. ≤2.5 and the 2.6 cpu/cu124 x86_64 wheels were built on the
-# manylinux2014 image and tagged linux_x86_64 (§5).
+# linux_aarch64 (observed on download.pytorch.org). ≤2.5 and the 2.6
+# cpu/cu124 x86_64 wheels were built on the manylinux2014 image and tagged
+# linux_x86_64 (pytorch#123649, pytorch#143962).
 RELEASES = (
     TorchRelease(
         version="2.5.1",
@@ -131,8 +135,9 @@ RELEASES = (
             Published("cu126", "aarch64", "cu126", "linux_aarch64"),
             Published("rocm6.2.4", "x86_64", "rocm6.2.4", "manylinux_2_28_x86_64"),
         ),
-        # §2.1: domain wheels stay linux_x86_64 up to 0.22/2.7, and aarch64
-        # domain wheels carry no local label (also in the CUDA directories).
+        # As observed on download.pytorch.org: domain wheels stay linux_x86_64
+        # up to 0.22/2.7, and aarch64 domain wheels carry no local label (also
+        # in the CUDA directories).
         domain_cells=(
             Published("cpu", "x86_64", "cpu", "linux_x86_64"),
             Published("cpu", "aarch64", None, "linux_aarch64"),
@@ -149,7 +154,9 @@ RELEASES = (
     ),
 )
 
-# §3.1 (2.6.0 PyPI = cu124 build) and §3.2 (cu126). 2.5.1+cu124 uses the
+# cu124: the torch 2.6.0 METADATA on PyPI (a cu124 build); cu126: the
+# 2.6 nightly +cu126 METADATA quoted in uv#10119, matching pytorch
+# .github/scripts/generate_binary_build_matrix.py for 2.6. 2.5.1+cu124 uses the
 # same cu124 pins without cusparselt (README "Choices").
 CUDA_PINS = {
     "cu124": (
@@ -185,7 +192,7 @@ CUDA_PINS = {
 }
 
 # Wheels whose index link carries no #sha256= fragment: prod pages have
-# repeatedly shipped aarch64 wheels without one (§1.2, pytorch#153469,
+# repeatedly shipped aarch64 wheels without one (pytorch#153469,
 # uv#13195), plus one lone x86_64 wheel.
 NO_HASH_ON_INDEX = frozenset(
     {
@@ -196,7 +203,8 @@ NO_HASH_ON_INDEX = frozenset(
     }
 )
 # (project, version, variant) served from the second host, like the
-# download-r2.pytorch.org links of the R2 packages (§1.2).
+# download-r2.pytorch.org links of the R2 packages (pytorch/test-infra
+# s3_management/manage_v2.py, PT_R2_PACKAGES_PROD).
 SECOND_HOST = frozenset({("torch", "2.6.0", "cu126")})
 
 
@@ -281,8 +289,9 @@ def wheels() -> list[Wheel]:
                 for python in release.domain_pythons:
                     out.append(_native(project, version, cell, python, release))
         # triton and pytorch_triton_rocm live at the prefix root, so every
-        # variant page lists them (§1.3); Linux x86_64 only. Triton 3.1.0 had
-        # no cp313 wheels (≤2.5 pins it with python_version < "3.13", §3).
+        # variant page lists them (manage.py gen_file_list); Linux x86_64
+        # only. Triton 3.1.0 had no cp313 wheels (≤2.5 pins it with
+        # python_version < "3.13", pytorch .circleci/scripts/binary_populate_env.sh).
         triton_pythons = release.domain_pythons if release.version == "2.5.1" else release.pythons
         for project, platform, build in (
             ("triton", "manylinux_2_17_x86_64.manylinux2014_x86_64", "cuda"),
@@ -358,7 +367,7 @@ def torch_requires(wheel: Wheel) -> tuple[list[str], list[tuple[str, list[str]]]
         requirement(style, "fsspec"),
     ]
     # The aarch64 2.6.0+cu126 wheel lacks every nvidia-* requirement, and the
-    # triton one with them (§3.2, uv#14540; fixed in 2.7 by pytorch#145021).
+    # triton one with them (uv#14540; fixed in 2.7 by pytorch#145021).
     if accel.kind == "cuda" and wheel.arch == "x86_64":
         for name, pin in CUDA_PINS[wheel.build]:
             if name == "nvidia-cusparselt-cu12" and not release.cusparselt:

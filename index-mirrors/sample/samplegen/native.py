@@ -174,10 +174,12 @@ def elf_machine(data: bytes) -> str:
 
 # -- the EasyBuild software tree ---------------------------------------------
 #
-# One sample module set per toolchain generation (eb-toolchains.yaml): 2024a
-# has CUDA 12.6.0, cuDNN 9.5.0.50, NCCL 2.22.3 (GCCcore 13.3.0) and
-# cuSPARSELt 0.6.3.2; 2023b has CUDA 12.4.0, cuDNN 9.0.0.312 and NCCL 2.20.5
-# (GCCcore 13.2.0) and no cuSPARSELt. File version suffixes are those of the
+# One sample module set per toolchain generation, as easybuild-easyconfigs
+# develop has them (e.g. c/cuDNN/cuDNN-9.5.0.50-CUDA-12.6.0.eb; the paths of
+# all are in config/eb-dependencies.yaml): 2024a has CUDA 12.6.0, cuDNN
+# 9.5.0.50, NCCL 2.22.3 (GCCcore 13.3.0) and cuSPARSELt 0.6.3.2; 2023b has
+# CUDA 12.4.0, cuDNN 9.0.0.312 and NCCL 2.20.5 (GCCcore 13.2.0) and no
+# cuSPARSELt. File version suffixes are those of the
 # CUDA 12.x.0 GA components; only the SONAMEs matter to the loader.
 
 
@@ -323,7 +325,7 @@ def eb_targets(builder: Builder, toolchain: Toolchain, root: str) -> dict[str, d
 
 # -- what the wheels carry ---------------------------------------------------
 
-# §4.1: DT_RPATH of the CUDA wheels' torch/lib/*.so, from
+# DT_RPATH of the CUDA wheels' torch/lib/*.so, from pytorch
 # .ci/manywheel/build_cuda.sh. The 2.6 list gained '$ORIGIN/../../cusparselt/lib'
 # (sic, without nvidia/) with pytorch#138547 (merged 2024-11-05, after 2.5.1).
 CUDA_RPATHS_2_5 = tuple(
@@ -370,9 +372,10 @@ GLOBAL_DEPS_CUDA_LIBS = (
     "libcusparse.so.12",
     "libnvToolsExt.so.1",
 )
-# §4.3: ROCm wheels bundle these under torch/lib, renamed without the SONAME
-# version (libamdhip64.so.6 -> libamdhip64.so): (file, source macro, needs,
-# version number it reports; 0 = none). ROCm 6.2.4 ships RCCL 2.20.5.
+# pytorch .ci/manywheel/build_rocm.sh: ROCm wheels bundle these under
+# torch/lib, renamed without the SONAME version (libamdhip64.so.6 ->
+# libamdhip64.so): (file, source macro, needs, version number it reports;
+# 0 = none). ROCm 6.2.4 ships RCCL 2.20.5.
 ROCM_BUNDLED = (
     ("libhsa-runtime64.so", "HSA", (), 0),
     ("libamdhip64.so", "AMDHIP", ("libhsa-runtime64.so",), catalogue.ACCELERATORS["rocm6.2.4"].hip_api_version),
@@ -409,8 +412,8 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
             defines.append(("SAMPLE_WITH_CUSPARSELT", "1"))
         cuda_libs = stubs[accel.eb_cuda]
     else:
-        # ROCm: forced RPATH $ORIGIN (§4.3). CPU: the CMake-built RUNPATH is
-        # kept (README "Choices").
+        # ROCm: forced RPATH $ORIGIN (pytorch .ci/manywheel/build_rocm.sh).
+        # CPU: the CMake-built RUNPATH is kept (README "Choices").
         lib_rpath, c_rpath = "$ORIGIN", "$ORIGIN:$ORIGIN/lib"
         dtags = "rpath" if accel.kind == "rocm" else "runpath"
         if accel.kind == "rocm":

@@ -1,6 +1,7 @@
 """The index pages, in the two renderings the sample needs.
 
-Format (research §1.2, §1.3; pytorch/test-infra s3_management/manage.py):
+Format (pytorch/test-infra s3_management/manage.py, to_simple_package_html
+and gen_file_list):
 per-package pages list the files at the prefix root (whl/) plus those of
 the page's variant, sorted by S3 key, with `+` percent-encoded as %2B in
 the href and shown literally in the link text; a #sha256= fragment when
@@ -8,7 +9,7 @@ the object has a checksum; data-dist-info-metadata and data-core-metadata
 (PEP 658 + PEP 714, same value) when a .metadata object exists; lines
 joined with "\\n" and no newline after the <!--TIMESTAMP n--> footer.
 Dependency pages mirrored from PyPI keep PyPI's own format with absolute
-links (§1.4).
+links (pytorch/test-infra s3_management/update_dependencies.py).
 
 Styles: "relative" hrefs are relative to the page, so the tree works over
 file:// from any directory; "server" hrefs are root-relative (/whl/...) as
@@ -95,7 +96,8 @@ def page_membership(entries):
     """{page path: [entries listed on it]} for every package page.
 
     Directories: whl/ (the prefix root, which lists every file of a package
-    in every variant, §1.3) and whl/<variant>/ (root files + that variant's).
+    in every variant, as manage.py's gen_file_list yields it) and
+    whl/<variant>/ (root files + that variant's).
     """
     directories = ["whl"] + [f"whl/{v}" for v in catalogue.VARIANTS]
     pages = {}

@@ -239,7 +239,8 @@ def torch_files(wheel):
         "torchgen/__init__.py": _text('"""torchgen of the sample torch wheel."""\n'),
     }
     if accel.kind == "rocm":
-        # ROCm wheels carry data beside the bundled libraries (§4.3).
+        # ROCm wheels carry data beside the bundled libraries (pytorch
+        # .ci/manywheel/build_rocm.sh).
         files["torch/lib/rocblas/library/TensileLibrary_lazy_gfx90a.dat"] = (b"sample rocBLAS kernel data\n", MODE_FILE)
     dist = {
         "LICENSE": b"Sample wheel; the real torch is distributed under the BSD-3-Clause license.\n",

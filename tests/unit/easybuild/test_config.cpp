@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "easybuild/config.hpp"
 #include "pep/name.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using wheelmod::Error;
@@ -25,29 +26,7 @@ namespace {
 const fs::path k_shipped = WHEELMOD_CONFIG_DIR;
 const fs::path k_fixtures = fs::path(WHEELMOD_TEST_DATA_DIR) / "config";
 
-/// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "wheelmod-config-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-  void write(const std::string& name, std::string_view text) const {
-    std::ofstream(m_path / name, std::ios::binary) << text;
-  }
-
- private:
-  fs::path m_path;
-};
+using wheelmod::test::TempDir;
 
 const SiteConfig& shipped() {
   static const SiteConfig config = SiteConfig::load(k_shipped);

@@ -1,7 +1,6 @@
-// PEP 503 HTML pages: copies of download.pytorch.org's format (research
-// /work/shared/research/pytorch-index.md §1.2, §1.3; pytorch/test-infra
-// s3_management/manage.py), odd but valid HTML, and the generated sample
-// index checked against its MANIFEST.json.
+// PEP 503 HTML pages: copies of download.pytorch.org's format
+// (pytorch/test-infra s3_management/manage.py), odd but valid HTML, and the
+// generated sample index checked against its MANIFEST.json.
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -44,7 +43,7 @@ std::string parse_error(std::string_view html, std::string_view url = k_torch_pa
   return page.error().message;
 }
 
-// One link line as manage.py writes it (research §1.2).
+// One link line as manage.py writes it (to_simple_package_html).
 std::string s3_line(std::string_view href, std::string_view text,
                     std::string_view attributes = "") {
   return "    <a href=\"" + std::string(href) + "\"" + std::string(attributes) + ">" +
@@ -70,7 +69,7 @@ TEST_CASE("parse_project_html reads a download.pytorch.org torch page", "[index]
                            "\" data-core-metadata=\"sha256=" + sha('d') + "\"";
   const std::string html = s3_page(
       "torch",
-      // S3 index: root-relative href, + as %2B, hash and metadata (§1.2).
+      // S3 index: root-relative href, + as %2B, hash and metadata (manage.py).
       s3_line(
           "/whl/cu126/torch-2.6.0%2Bcu126-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=" + sha('a'),
           "torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl", meta) +
@@ -127,8 +126,8 @@ TEST_CASE("parse_project_html reads a download.pytorch.org torch page", "[index]
 }
 
 TEST_CASE("parse_project_html decodes the networkx data-requires-python", "[index][html]") {
-  // The one data-requires-python download.pytorch.org writes (pytorch#152191,
-  // research §1.2); the digest here is illustrative.
+  // The one data-requires-python download.pytorch.org writes (pytorch#152191);
+  // the digest here is illustrative.
   const std::string digest = "28575580c6ebdaf4505b22c6256a2b9de86b316dc63ba9e93abde3d78dfdbcf2";
   const std::string html = s3_page(
       "networkx",
@@ -319,7 +318,8 @@ TEST_CASE("parse_project_html honours the first <base href>", "[index][html]") {
 }
 
 TEST_CASE("parse_project_html keeps each link's own host", "[index][html]") {
-  // A mirrored dependency page (research §1.4) next to torch's own files.
+  // A mirrored dependency page (pytorch/test-infra
+  // s3_management/update_dependencies.py) next to torch's own files.
   const std::string html = s3_page(
       "mixed",
       s3_line(
@@ -373,7 +373,7 @@ TEST_CASE("parse_project_html keeps a file listed twice with the same hash once"
 }
 
 TEST_CASE("parse_project_html keeps one name under two URLs as two files", "[index][html]") {
-  // /whl/torchaudio/ lists every variant directory (research §1.3): the cpu
+  // /whl/torchaudio/ lists every variant directory (manage.py gen_file_list): the cpu
   // and cu126 aarch64 builds share a name and differ in content.
   const std::string name = "torchaudio-2.6.0-cp312-cp312-linux_aarch64.whl";
   const ProjectPage page = parse_ok(
@@ -490,7 +490,7 @@ TEST_CASE("parse_project_html checks the PEP 629 repository version", "[index][h
 }
 
 TEST_CASE("parse_root_html lists the project names as written", "[index][html]") {
-  // /whl/<variant>/index.html (research §1.3), with odd markup after it.
+  // /whl/<variant>/index.html (manage.py to_simple_packages_html), with odd markup after it.
   const std::string html =
       "<!DOCTYPE html>\n<html>\n  <body>\n"
       "    <a href=\"filelock/\">filelock</a><br/>\n"
@@ -519,7 +519,7 @@ TEST_CASE("parse_project_html reads every page of the sample index as MANIFEST.j
   const auto manifest = nlohmann::json::parse(manifest_text);
 
   // page -> {wheel URL -> wheel entry}. A URL, not a name: the prefix-root
-  // pages list one name from two variant directories (research §1.3).
+  // pages list one name from two variant directories, as the real index does.
   std::map<std::string, std::map<std::string, nlohmann::json>> expected;
   for (const auto& wheel : manifest.at("wheels")) {
     const std::string url =

@@ -94,7 +94,7 @@ TEST_CASE("resolve_url resolves index hrefs against index pages", "[index][url]"
     std::string_view reference;
     std::string_view expected;
   } const cases[] = {
-      // The header's example and the forms of research §1.2.
+      // The header's example and the href forms download.pytorch.org pages use.
       {"https://h/whl/cu126/torch/", "../x.whl", "https://h/whl/cu126/x.whl"},
       {"https://download.pytorch.org/whl/cu126/torch/",
        "/whl/cu126/torch-2.6.0%2Bcu126-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=ab",

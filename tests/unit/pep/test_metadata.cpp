@@ -1,7 +1,8 @@
 // Tests for core metadata parsing (src/pep/metadata.cpp). The torch
-// METADATA is torch 2.6.0+cu126's Requires-Dist list as recorded in
-// /work/shared/research/pytorch-index.md §3.1/§3.2; header folding follows
-// Python's email.parser (compat32), which pip reads METADATA with.
+// METADATA is torch 2.6.0+cu126's Requires-Dist list: the nvidia-* pins as
+// quoted in astral-sh/uv#10119, the other lines as in PyPI's torch 2.6.0
+// METADATA; header folding follows Python's email.parser (compat32), which
+// pip reads METADATA with.
 #include <algorithm>
 #include <string>
 #include <string_view>

@@ -1,7 +1,8 @@
 // Tests for PEP 508 dependency specifiers (src/pep/requirement.cpp).
 // Expected values are python3-packaging 23.0's str(Requirement(...)) and
 // fields for the same inputs (its tests/test_requirements.py idea), plus the
-// torch 2.6.0 Requires-Dist lines of /work/shared/research/pytorch-index.md.
+// torch 2.6.0 Requires-Dist lines (PyPI's torch 2.6.0 METADATA; the +cu126
+// pins as quoted in astral-sh/uv#10119).
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,7 +1,6 @@
-// Wheel file names: PEP 427 "File name convention". Real names from
-// /work/shared/research/pytorch-index.md §2.1 (download.pytorch.org, PyPI,
-// pypi.nvidia.com); expected values checked with python3-packaging 23.0's
-// packaging.utils.parse_wheel_filename.
+// Wheel file names: PEP 427 "File name convention". Real names as observed
+// on download.pytorch.org, PyPI and pypi.nvidia.com; expected values checked
+// with python3-packaging 23.0's packaging.utils.parse_wheel_filename.
 #include <optional>
 #include <string>
 #include <vector>

@@ -19,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
 #include "wheel/zip_directory.hpp"
 
 using wheelmod::wheel::CentralDirectoryLocation;
@@ -191,24 +192,7 @@ const std::vector<Member> k_members = {
     {"pkg-1.0.dist-info/RECORD", ""},
 };
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "wheelmod-zip-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
+using wheelmod::test::TempDir;
 
 const fs::path k_sample = WHEELMOD_SAMPLE_INDEX_DIR;
 constexpr std::size_t k_full_tail = 64 * 1024 + 22;
