@@ -123,7 +123,7 @@ void run_resolve(const ResolveOptions& options, CommandContext& context) {
   net::Fetcher fetcher(fetch_options);
   auto reporter = make_stderr_reporter(context.global.verbosity);
   const auto report = resolve::resolve(request, fetcher, *reporter);
-  if (context.global.verbosity != Verbosity::quiet) {
+  if (context.global.verbosity != Verbosity::quiet && fetcher.stats().requests > 0) {
     // What the index cost, as pip and uv print it: a second run against an
     // unchanged index should show its pages answered from the cache.
     const auto& stats = fetcher.stats();
