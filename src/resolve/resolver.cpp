@@ -182,12 +182,10 @@ class PinSolver {
   std::vector<Rejection> m_conflicts;
 };
 
-std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set,
-                       const Candidate& chosen) {
+std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set) {
   std::string why = "highest version matching " + spec_text(spec) + " that fits the target";
   const auto others = set.fitting.size() - 1 + set.rejected.size();
   if (others > 0) why += fmt::format("; {} other file{} not taken", others, others == 1 ? "" : "s");
-  (void)chosen;
   return why;
 }
 
@@ -335,7 +333,7 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   for (std::size_t i = 0; i < sets.size(); ++i) {
     const auto& candidate = *solver.chosen()[i];
     chosen.push_back(describe_candidate(session, candidate, variant, true,
-                                        why_chosen(request.specs[i], sets[i], candidate)));
+                                        why_chosen(request.specs[i], sets[i])));
     if (!candidate.link.sha256())
       report.warnings.push_back(candidate.link.filename +
                                 ": the index gives no sha256; it will be computed on download");
