@@ -167,13 +167,17 @@ std::string distribution_of(const index::Link& link) {
   return link.filename.substr(0, link.filename.find('-'));
 }
 
-std::string fetch_pep658(net::Fetcher& fetcher, const index::Link& link) {
+std::optional<std::string> fetch_pep658(net::Fetcher& fetcher, const index::Link& link) {
   const std::string url = link.core_metadata_url();
-  net::Response response = fetcher.get(url);
+  // Through the page cache: the file never changes (the page pins its
+  // hash), so a second resolve revalidates it (304) instead of reading it
+  // again. Missing although the page announced it: the caller falls back.
+  auto response = fetcher.get_page(url, "*/*");
+  if (!response) return std::nullopt;
   // PEP 658: the attribute's value is the hash of the .metadata file. Only
   // sha256 is checked (the only one indexes use for it in practice).
   if (link.core_metadata_hash && link.core_metadata_hash->algorithm == "sha256") {
-    const std::string computed = sha256_hex(response.body);
+    const std::string computed = sha256_hex(response->body);
     if (computed != link.core_metadata_hash->hex) {
       IntegrityError error(mask_credentials(url), "hash mismatch",
                            "the index page and the .metadata file disagree (a stale CDN copy?); "
@@ -183,7 +187,7 @@ std::string fetch_pep658(net::Fetcher& fetcher, const index::Link& link) {
       throw error;
     }
   }
-  return std::move(response.body);
+  return std::move(response->body);
 }
 
 /// nullopt when the server ignores Range (the fetcher then holds the whole
@@ -245,8 +249,10 @@ std::string_view describe(MetadataSource source) {
 }
 
 WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& link) {
-  if (link.has_core_metadata)
-    return WheelMetadata{.text = fetch_pep658(fetcher, link), .source = MetadataSource::pep658};
+  if (link.has_core_metadata) {
+    if (auto text = fetch_pep658(fetcher, link))
+      return WheelMetadata{.text = std::move(*text), .source = MetadataSource::pep658};
+  }
   const std::string subject = mask_credentials(link.url);
   try {
     if (auto text = fetch_by_ranges(fetcher, link, subject))

@@ -260,9 +260,12 @@ def http(r):
     check(json.loads(again.stdout) == report, "the second resolve (from the cache) reports the same")
     stats = re.search(r"index: (\d+) requests, .* received, (\d+) pages unchanged", again.stderr)
     check(stats, "a summary line: " + again.stderr)
-    # Every page of the second run was revalidated, not transferred again.
+    # Every page and PEP 658 file of the second run was revalidated (304),
+    # not transferred again.
     pages = len({(w["variant"], w["name"]) for w in report["wheels"]})
-    check(int(stats.group(2)) >= pages, f"at least {pages} pages answered 304: {again.stderr}")
+    pep658 = sum(1 for w in report["wheels"] if w["metadata_source"] == "PEP 658 .metadata file")
+    check(int(stats.group(2)) >= pages + pep658,
+          f"at least {pages} pages and {pep658} .metadata files answered 304: {again.stderr}")
 
 
 SCENARIOS = {f.__name__: f for f in (
