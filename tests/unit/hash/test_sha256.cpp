@@ -1,5 +1,3 @@
-#include <stdlib.h>  // mkdtemp (POSIX)
-
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +9,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "temp_dir.hpp"
 
 #include "core/errors.hpp"
 #include "hash/sha256.hpp"
@@ -28,27 +28,7 @@ std::string hex_of(std::string_view content) {
   return to_hex(hasher.finish());
 }
 
-/// A fresh directory under the system temp dir, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "wheelmod-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    m_path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(m_path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
-
- private:
-  std::filesystem::path m_path;
-};
+using wheelmod::test::TempDir;
 
 /// `size` bytes that are not all alike, so a block read twice or skipped
 /// changes the digest.
