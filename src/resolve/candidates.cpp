@@ -72,7 +72,8 @@ PlatformFacts platform_facts(std::string_view platform) {
 
 bool local_fits_variant(const pep::Version& version, std::string_view variant) {
   // Wheels on a variant page carry that variant's label (`+cu126`); some
-  // carry none (aarch64 domain wheels in CUDA dirs, e.g. /whl/cu126/torchvision-0.21.0-cp312-cp312-linux_aarch64.whl).
+  // carry none (aarch64 domain wheels in CUDA dirs, e.g.
+  // /whl/cu126/torchvision-0.21.0-cp312-cp312-linux_aarch64.whl).
   return !version.has_local() || version.local_str() == variant;
 }
 

@@ -1,7 +1,7 @@
 // A wheel's METADATA with as few bytes as possible, in uv's order
-// (uv-client registry_client.rs, wheel_metadata): the PEP 658 `.metadata` file; else HTTP range requests for
-// the zip's end record, central directory and the METADATA entry alone;
-// else the whole wheel, read from memory by the same zip code.
+// (uv-client registry_client.rs, wheel_metadata): the PEP 658 `.metadata` file; else HTTP range
+// requests for the zip's end record, central directory and the METADATA entry alone; else the whole
+// wheel, read from memory by the same zip code.
 #include "resolve/metadata_source.hpp"
 
 #include <algorithm>

@@ -103,8 +103,9 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   for (const auto& line : choice.tried) tried += "\n    " + line;
   throw UnsatisfiableError(
       spec_text(first),
-      fmt::format("no variant of the index has a wheel for {} ({}); tried:{}{}",
-                  target_text(request.tag_target), request.accelerator.str(), tried,
+      fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}",
+                  target_text(request.tag_target), kind_text(request.accelerator.kind),
+                  accelerator_version.empty() ? "" : " " + accelerator_version, tried,
                   nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest)),
       "check the version against the index, or the target with --python/--arch/--glibc; "
       "`wheelmod tags` lists what the target accepts");
@@ -313,10 +314,12 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
         collect_candidates(*page, filter_for(spec, variant), request.tag_target, session.priority);
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),
-                               "no wheel on the " + variant + " variant fits " +
+                               "no wheel on the " + variant + " variant (chosen for " +
+                                   spec_text(request.specs.front()) + ") fits " +
                                    target_text(request.tag_target) +
                                    "; nearest candidates:" + rejections_text(set.rejected),
-                               "`wheelmod tags` lists the tags this target accepts");
+                               "every project comes from one variant; `wheelmod tags` lists "
+                               "the tags this target accepts");
     sets.push_back(std::move(set));
   }
 
