@@ -17,6 +17,7 @@
 
 #include "index/page.hpp"
 #include "index/url.hpp"
+#include "require_parsed.hpp"
 
 using wheelmod::index::FileHash;
 using wheelmod::index::Link;
@@ -31,9 +32,7 @@ constexpr std::string_view k_torch_page_url = "https://download.pytorch.org/whl/
 std::string sha(char digit) { return std::string(64, digit); }
 
 ProjectPage parse_ok(std::string_view html, std::string_view url = k_torch_page_url) {
-  auto page = parse_project_html(html, url);
-  if (!page) FAIL(page.error().describe("index page"));
-  return *page;
+  return wheelmod::test::require_parsed(parse_project_html(html, url), "index page");
 }
 
 std::string parse_error(std::string_view html, std::string_view url = k_torch_page_url) {

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "index/page.hpp"
+#include "require_parsed.hpp"
 
 using wheelmod::index::FileHash;
 using wheelmod::index::Link;
@@ -23,9 +24,7 @@ constexpr std::string_view k_page_url = "https://pypi.org/simple/torch/";
 std::string sha(char digit) { return std::string(64, digit); }
 
 ProjectPage parse_ok(std::string_view json, std::string_view url = k_page_url) {
-  auto page = parse_project_json(json, url);
-  if (!page) FAIL(page.error().describe("index page"));
-  return *page;
+  return wheelmod::test::require_parsed(parse_project_json(json, url), "index page");
 }
 
 std::string parse_error(std::string_view json) {

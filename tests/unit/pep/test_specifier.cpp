@@ -8,6 +8,7 @@
 
 #include "pep/specifier.hpp"
 #include "pep/version.hpp"
+#include "require_parsed.hpp"
 
 using wheelmod::pep::Operator;
 using wheelmod::pep::operator_text;
@@ -19,24 +20,15 @@ using wheelmod::pep::Version;
 namespace {
 
 Version v(std::string_view text) {
-  auto parsed = Version::parse(text);
-  INFO(text);
-  REQUIRE(parsed.has_value());
-  return *parsed;
+  return wheelmod::test::require_parsed(Version::parse(text), "version");
 }
 
 Specifier spec(std::string_view text) {
-  auto parsed = Specifier::parse(text);
-  INFO(text);
-  REQUIRE(parsed.has_value());
-  return *parsed;
+  return wheelmod::test::require_parsed(Specifier::parse(text), "specifier");
 }
 
 SpecifierSet spec_set(std::string_view text) {
-  auto parsed = SpecifierSet::parse(text);
-  INFO(text);
-  REQUIRE(parsed.has_value());
-  return *parsed;
+  return wheelmod::test::require_parsed(SpecifierSet::parse(text), "specifier set");
 }
 
 }  // namespace

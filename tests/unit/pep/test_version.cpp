@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "pep/version.hpp"
+#include "require_parsed.hpp"
 
 using wheelmod::pep::canonicalize_version_text;
 using wheelmod::pep::LocalSegment;
@@ -17,10 +18,7 @@ using wheelmod::pep::Version;
 namespace {
 
 Version v(std::string_view text) {
-  auto parsed = Version::parse(text);
-  INFO(text);
-  REQUIRE(parsed.has_value());
-  return *parsed;
+  return wheelmod::test::require_parsed(Version::parse(text), "version");
 }
 
 }  // namespace

@@ -21,16 +21,30 @@ std::vector<std::string> tag_strings(const std::vector<Tag>& tags) {
   return out;
 }
 
+// A name that parses, with what it must give (no build tag).
+struct ParsedCase {
+  std::string_view input;
+  std::string_view distribution;
+  std::string_view name;
+  std::string_view version;
+  std::vector<std::string> tags;
+};
+
+void check_parsed(const ParsedCase& c) {
+  CAPTURE(c.input);
+  const auto parsed = WheelFilename::parse(c.input);
+  REQUIRE(parsed.has_value());
+  CHECK(parsed->distribution == c.distribution);
+  CHECK(parsed->name == c.name);
+  CHECK(parsed->version.str() == c.version);
+  CHECK_FALSE(parsed->build.has_value());
+  CHECK(tag_strings(parsed->tags) == c.tags);
+}
+
 }  // namespace
 
 TEST_CASE("WheelFilename::parse splits real PyTorch and nvidia wheel names", "[pep][wheel]") {
-  struct {
-    std::string_view input;
-    std::string_view distribution;
-    std::string_view name;
-    std::string_view version;
-    std::vector<std::string> tags;
-  } const cases[] = {
+  const ParsedCase cases[] = {
       {"torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl",
        "torch",
        "torch",
@@ -92,16 +106,7 @@ TEST_CASE("WheelFilename::parse splits real PyTorch and nvidia wheel names", "[p
        "4.12.2",
        {"py3-none-any"}},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.input);
-    const auto parsed = WheelFilename::parse(c.input);
-    REQUIRE(parsed.has_value());
-    CHECK(parsed->distribution == c.distribution);
-    CHECK(parsed->name == c.name);
-    CHECK(parsed->version.str() == c.version);
-    CHECK_FALSE(parsed->build.has_value());
-    CHECK(tag_strings(parsed->tags) == c.tags);
-  }
+  for (const auto& c : cases) check_parsed(c);
 }
 
 TEST_CASE("WheelFilename::parse decodes a percent-encoded '+' as download.pytorch.org writes it",
@@ -159,13 +164,7 @@ TEST_CASE("WheelFilename::parse reads the optional build tag", "[pep][wheel]") {
 
 // The corners where packaging 23.0 is laxer than PEP 427; we follow it.
 TEST_CASE("WheelFilename::parse normalises and accepts what packaging accepts", "[pep][wheel]") {
-  struct {
-    std::string_view input;
-    std::string_view distribution;
-    std::string_view name;
-    std::string_view version;
-    std::vector<std::string> tags;
-  } const cases[] = {
+  const ParsedCase cases[] = {
       {"Foo.Bar-1.0-py3-none-any.whl", "Foo.Bar", "foo-bar", "1.0", {"py3-none-any"}},
       {"zope.interface-6.0-cp312-cp312-manylinux_2_17_x86_64.whl",
        "zope.interface",
@@ -185,15 +184,7 @@ TEST_CASE("WheelFilename::parse normalises and accepts what packaging accepts", 
        "2.6.0+cu126",
        {"cp312-cp312-manylinux_2_28_x86_64+"}},
   };
-  for (const auto& c : cases) {
-    CAPTURE(c.input);
-    const auto parsed = WheelFilename::parse(c.input);
-    REQUIRE(parsed.has_value());
-    CHECK(parsed->distribution == c.distribution);
-    CHECK(parsed->name == c.name);
-    CHECK(parsed->version.str() == c.version);
-    CHECK(tag_strings(parsed->tags) == c.tags);
-  }
+  for (const auto& c : cases) check_parsed(c);
 }
 
 TEST_CASE("WheelFilename::parse rejects invalid names and says why", "[pep][wheel]") {
