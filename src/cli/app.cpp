@@ -44,6 +44,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     subcommands.push_back({app.get_subcommands({}).at(before), std::move(runner)});
   };
   register_command(&add_resolve_command);
+  register_command(&add_fetch_command);
   register_command(&add_tags_command);
 
   try {

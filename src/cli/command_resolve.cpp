@@ -1,7 +1,6 @@
 // `wheelmod resolve`: which wheels a toolchain and accelerator get, from
 // where, with which hashes, what they need and which EasyBuild modules
 // provide it — a dry run that downloads no wheel (pages and metadata only).
-#include <cstdlib>
 #include <memory>
 #include <ostream>
 
@@ -9,127 +8,21 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/host.hpp"
 #include "cli/report_render.hpp"
-#include "core/errors.hpp"
-#include "easybuild/config.hpp"
-#include "index/url.hpp"
-#include "net/fetcher.hpp"
-#include "resolve/resolver.hpp"
+#include "cli/selection.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
 
-constexpr const char* k_default_index = "https://download.pytorch.org/whl";
-
 struct ResolveOptions {
-  std::vector<std::string> specs;
-  std::string toolchain;
-  std::string accelerator = "cpu";
-  std::string index = k_default_index;
-  std::string python;
-  std::string arch;
-  std::string glibc;
-  std::string cache_dir;
-  std::string config_dir;
-  bool no_deps = false;
+  SelectionOptions selection;
   OutputFormat format = OutputFormat::text;
 };
 
-std::string default_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
-    return std::string(xdg) + "/wheelmod";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    return std::string(home) + "/.cache/wheelmod";
-  return "";
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-resolve::ResolveRequest build_request(const ResolveOptions& options,
-                                      const easybuild::SiteConfig& config) {
-  resolve::ResolveRequest request;
-  for (const auto& text : options.specs) {
-    auto requirement = pep::Requirement::parse(text);
-    if (!requirement)
-      throw UsageError(
-          text, "not a valid requirement: " + requirement.error().message,
-          "write requirements as PEP 508 specifiers, e.g. torch==2.6.0 'torchvision>=0.21'");
-    if (requirement->url)
-      throw UsageError(text, "direct URL requirements are not resolved against an index",
-                       "give the wheel itself with `wheelmod install --wheel FILE`");
-    request.specs.push_back(std::move(*requirement));
-  }
-  auto accelerator = resolve::Accelerator::parse(options.accelerator);
-  if (!accelerator)
-    throw UsageError("--accelerator " + options.accelerator, accelerator.error().message);
-  request.accelerator = *accelerator;
-
-  if (!options.toolchain.empty()) {
-    request.generation = config.find_generation(options.toolchain);
-    if (request.generation == nullptr)
-      throw UsageError(
-          "--toolchain " + options.toolchain, "unknown toolchain",
-          "known toolchains: " + joined(config.toolchain_names()) + " (add one with --config DIR)");
-    request.toolchain = options.toolchain;
-  }
-  if (!options.python.empty()) {
-    request.python = options.python;
-    request.python_source = "--python";
-  } else if (request.generation) {
-    const auto& full = request.generation->python.version;  // 3.12.3 -> 3.12
-    request.python = full.substr(0, full.find('.', full.find('.') + 1));
-    request.python_source = request.generation->python.module;
-  } else {
-    throw UsageError("resolve", "no target Python: neither --toolchain nor --python given",
-                     "name the toolchain (--toolchain foss-2024a) or the Python (--python 3.12)");
-  }
-
-  auto glibc = host_glibc();
-  if (!options.glibc.empty()) {
-    const auto parsed = pep::GlibcVersion::parse(options.glibc);
-    if (!parsed)
-      throw UsageError("--glibc " + options.glibc, parsed.error().message,
-                       "give it as 2.NN, e.g. --glibc 2.28");
-    glibc = *parsed;
-  }
-  const auto arch = options.arch.empty() ? host_arch() : options.arch;
-  if (!is_known_arch(arch))
-    throw UsageError("--arch " + arch, "unknown architecture",
-                     "use one of: " + known_arches_text());
-  auto target = pep::TagTarget::with_python(request.python, arch, glibc);
-  if (!target) throw UsageError("--python " + request.python, target.error().message);
-  request.tag_target = *target;
-  // The marker environment wants X.Y; a free-threaded "3.13t" is 3.13 there.
-  if (request.python.ends_with('t')) request.python.pop_back();
-  request.index_root = index::to_url(options.index);
-  request.no_deps = options.no_deps;
-  return request;
-}
-
 void run_resolve(const ResolveOptions& options, CommandContext& context) {
-  const auto config = easybuild::SiteConfig::load(
-      easybuild::SiteConfig::default_dir(),
-      options.config_dir.empty() ? std::nullopt
-                                 : std::optional<std::filesystem::path>(options.config_dir));
-  const auto request = build_request(options, config);
-  net::FetcherOptions fetch_options;
-  fetch_options.cache_dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
-  net::Fetcher fetcher(fetch_options);
   auto reporter = make_stderr_reporter(context.global.verbosity);
-  const auto report = resolve::resolve(request, fetcher, *reporter);
-  if (context.global.verbosity != Verbosity::quiet && fetcher.stats().requests > 0) {
-    // What the index cost, as pip and uv print it: a second run against an
-    // unchanged index should show its pages answered from the cache.
-    const auto& stats = fetcher.stats();
-    context.err << "index: " << stats.requests << " requests, " << format_bytes(stats.body_bytes)
-                << " received, " << stats.not_modified << " pages unchanged (cache)\n";
-  }
+  const auto report = resolve_selection(options.selection, context, *reporter);
   switch (options.format) {
     case OutputFormat::json:
       context.out << resolve::to_json(report).dump(2) << '\n';
@@ -151,24 +44,7 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "resolve",
       "Show which wheels a toolchain and accelerator get, from where, with which hashes, what "
       "they need and which EasyBuild modules provide it (downloads no wheel)");
-  sub->add_option("SPEC", options->specs, "PEP 508 requirements, e.g. torch==2.6.0 torchvision")
-      ->required();
-  sub->add_option("--toolchain", options->toolchain,
-                  "EasyBuild toolchain, e.g. foss-2024a (gives Python and CUDA versions)");
-  sub->add_option("--accelerator", options->accelerator,
-                  "cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2 or rocm6.2.4 (default: cpu)");
-  sub->add_option("--index", options->index,
-                  "Index root with variants below it: https://, http://, file:// or a path "
-                  "(default: https://download.pytorch.org/whl)");
-  sub->add_option("--python", options->python, "Target Python X.Y (default: the toolchain's)");
-  sub->add_option("--arch", options->arch, "Target architecture (default: this host)");
-  sub->add_option("--glibc", options->glibc, "Target glibc 2.NN (default: this host)");
-  sub->add_option("--cache-dir", options->cache_dir,
-                  "HTTP cache (default: $XDG_CACHE_HOME/wheelmod)");
-  sub->add_option("--config", options->config_dir,
-                  "Site directory with toolchains.yaml / eb-dependencies.yaml overrides");
-  sub->add_flag("--no-deps", options->no_deps,
-                "Select only the named projects; read no metadata (pins are not checked)");
+  add_selection_options(*sub, options->selection, SpecArity::required);
   sub->add_option("--format", options->format, "text, json or markdown")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, OutputFormat>{{"text", OutputFormat::text},

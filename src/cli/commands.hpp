@@ -34,5 +34,6 @@ using CommandRunner = std::function<void(CommandContext&)>;
 /// its options are parsed.
 CommandRunner add_tags_command(CLI::App& app);
 CommandRunner add_resolve_command(CLI::App& app);
+CommandRunner add_fetch_command(CLI::App& app);
 
 }  // namespace wheelmod::cli

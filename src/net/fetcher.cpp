@@ -21,24 +21,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// Retry-After can ask for anything; beyond this a retry is not worth the wait.
-constexpr milliseconds k_max_retry_after{60'000};
-constexpr milliseconds k_max_backoff{30'000};
-
 std::string describe_status(const HttpResult& result) {
-  std::string text = "HTTP " + std::to_string(result.status);
-  if (!result.reason.empty()) text += " " + result.reason;
-  return text;
-}
-
-std::string hint_for_status(long status) {
-  if (status == 401 || status == 403)
-    return "the server refused access or has no such file (download.pytorch.org answers 403 "
-           "for missing files); check the URL and any credentials in it";
-  if (status == 404) return "the server has no such file; the index page may be stale";
-  if (status == 429 || status >= 500)
-    return "the server is failing or limiting requests; try again later";
-  return "check the URL";
+  return net::describe_status(result.status, result.reason);
 }
 
 [[noreturn]] void throw_status(std::string_view url, const HttpResult& result) {
@@ -67,38 +51,6 @@ Response to_response(HttpResult&& result) {
 
 bool is_success(long status) { return status >= 200 && status < 300; }
 
-// RFC 9110 §14.4: "bytes first-last/complete", complete may be "*".
-struct ContentRange {
-  std::uint64_t first = 0;
-  std::uint64_t last = 0;
-  std::optional<std::uint64_t> complete;
-};
-
-std::optional<std::uint64_t> parse_number(std::string_view text) {
-  std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
-
-std::optional<ContentRange> parse_content_range(std::string_view value) {
-  if (!value.starts_with("bytes ")) return std::nullopt;
-  value.remove_prefix(6);
-  const auto dash = value.find('-');
-  const auto slash = value.find('/');
-  if (dash == std::string_view::npos || slash == std::string_view::npos || dash > slash)
-    return std::nullopt;
-  const auto first = parse_number(value.substr(0, dash));
-  const auto last = parse_number(value.substr(dash + 1, slash - dash - 1));
-  if (!first || !last || *last < *first) return std::nullopt;
-  ContentRange range{.first = *first, .last = *last, .complete = std::nullopt};
-  if (value.substr(slash + 1) != "*") {
-    range.complete = parse_number(value.substr(slash + 1));
-    if (!range.complete || *range.complete <= *last) return std::nullopt;
-  }
-  return range;
-}
-
 }  // namespace
 
 struct Fetcher::Impl {
@@ -121,14 +73,9 @@ struct Fetcher::Impl {
   };
   std::optional<WholeBody> whole_body;
 
-  /// Exponential backoff with jitter (so clients that failed together do
-  /// not retry together); a server's Retry-After wins, within reason.
   milliseconds delay(unsigned attempt, std::optional<milliseconds> retry_after) {
-    if (retry_after) return std::min(*retry_after, k_max_retry_after);
-    const double factor = std::uniform_real_distribution<double>(0.5, 1.5)(random);
-    const double base = static_cast<double>(options.backoff.count()) *
-                        static_cast<double>(1ULL << std::min(attempt - 1, 20U));
-    return std::min(milliseconds(static_cast<std::int64_t>(base * factor)), k_max_backoff);
+    const double jitter = std::uniform_real_distribution<double>(0.5, 1.5)(random);
+    return retry_delay(options.backoff, attempt, retry_after, jitter);
   }
 
   /// Sends `request` until an answer that retrying cannot change: any
@@ -150,7 +97,7 @@ struct Fetcher::Impl {
                    ? "check the network connection and the proxy variables (https_proxy, "
                      "no_proxy), or try again later"
                    : result.failure_hint;
-      } else if (result.status == 429 || result.status >= 500) {
+      } else if (is_retryable_status(result.status)) {
         last_cause = describe_status(result);
         hint = hint_for_status(result.status);
         if (const auto value = result.header("retry-after"))
@@ -251,9 +198,7 @@ struct Fetcher::Impl {
     if (result.status == 416) {
       // RFC 9110 §14.4: a 416 names the current length as "bytes */N".
       const auto value = result.header("content-range").value_or("");
-      const auto slash = value.find('/');
-      const auto total =
-          slash == std::string_view::npos ? std::nullopt : parse_number(value.substr(slash + 1));
+      const auto total = unsatisfied_range_length(value);
       throw IoError(mask_credentials(url),
                     "HTTP 416 Range Not Satisfiable: " + range +
                         (total ? " (the file has " + std::to_string(*total) + " bytes)" : ""),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/fetcher.hpp"
+#include "net/http_common.hpp"
 
 namespace wheelmod::net {
 
@@ -24,13 +25,6 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   ContentEncoding encoding = ContentEncoding::any;
-};
-
-/// How a transfer that got no complete answer failed.
-enum class TransportFailure {
-  none,
-  transient,  // connection refused or reset, timeout, stall, truncated body: retry
-  permanent,  // certificate, bad URL, unsupported protocol: retrying cannot help
 };
 
 struct HttpResult {
@@ -64,9 +58,5 @@ class HttpTransport {
  private:
   std::unique_ptr<State> m_state;
 };
-
-/// RFC 9110 §10.2.3 Retry-After: delay-seconds or an HTTP-date (relative
-/// to now); nullopt when absent or unreadable.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
 
 }  // namespace wheelmod::net

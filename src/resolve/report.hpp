@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -90,5 +91,13 @@ struct ResolveReport {
 };
 
 nlohmann::json to_json(const ResolveReport& report);
+
+/// Reads a report written by to_json (schema_version 1), for
+/// `fetch --from-report`. Requires `schema_version`, `index`, `specs` and
+/// `wheels[]` with `name`, `version`, `filename`, `url`, `sha256` and
+/// `size` (null allowed where to_json writes null); other fields are read
+/// when present. Throws UsageError (exit 2) naming `source` and the JSON
+/// path of the first bad field ("wheels[1].sha256: expected 64 hex digits").
+ResolveReport report_from_json(const nlohmann::json& document, std::string_view source);
 
 }  // namespace wheelmod::resolve

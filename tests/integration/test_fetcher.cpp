@@ -16,7 +16,7 @@
 
 #include "core/errors.hpp"
 #include "net/fetcher.hpp"
-#include "net/http_transport.hpp"  // private: parse_retry_after
+#include "net/http_common.hpp"  // private: parse_retry_after
 #include "net_support.hpp"
 
 using wheelmod::ExitCode;

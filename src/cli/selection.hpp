@@ -1,0 +1,45 @@
+// The selection options resolve, fetch (and later install and easyconfig)
+// share — specs, toolchain, accelerator, index, target machine, cache,
+// site config — and running a resolution from them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/reporter.hpp"
+#include "resolve/report.hpp"
+
+namespace wheelmod::cli {
+
+inline constexpr const char* k_default_index = "https://download.pytorch.org/whl";
+
+struct SelectionOptions {
+  std::vector<std::string> specs;
+  std::string toolchain;
+  std::string accelerator = "cpu";
+  std::string index = k_default_index;
+  std::string python;
+  std::string arch;
+  std::string glibc;
+  std::string cache_dir;
+  std::string config_dir;
+  bool no_deps = false;
+};
+
+enum class SpecArity { required, optional };
+
+/// Registers SPEC... and the selection options of DESIGN's table on `sub`.
+void add_selection_options(CLI::App& sub, SelectionOptions& options, SpecArity specs);
+
+/// `--cache-dir` as given, else $XDG_CACHE_HOME/wheelmod, else
+/// ~/.cache/wheelmod (the XDG base directory default), else "".
+std::string cache_dir_or_default(const std::string& given);
+
+/// Resolves the selection against the index. Prints what the index cost
+/// ("index: N requests, ...") to context.err unless quiet. Throws
+/// UsageError (exit 2), UnsatisfiableError (3), IoError (4).
+resolve::ResolveReport resolve_selection(const SelectionOptions& options,
+                                         CommandContext& context, Reporter& reporter);
+
+}  // namespace wheelmod::cli

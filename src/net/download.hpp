@@ -1,0 +1,89 @@
+// Downloading wheels: several transfers at once over libcurl's multi
+// interface, SHA-256 computed while the bytes arrive, `.part` files renamed
+// only once verified, resumption with Range + If-Range, and a
+// content-addressed cache so a wheel already seen is linked, not fetched.
+// libcurl stays out of this header.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/reporter.hpp"
+
+namespace wheelmod::net {
+
+/// One file to fetch.
+struct DownloadRequest {
+  std::string url;                       // http(s)://, file:// or a path
+  std::filesystem::path destination;     // final path; NAME.part beside it while in flight
+  std::optional<std::string> sha256;     // lower-case hex from the index; nullopt: none given
+  std::optional<std::uint64_t> size;     // from the index, when it says
+  std::string label;                     // for progress and messages (the file name)
+};
+
+/// How a file came to be at its destination.
+enum class DownloadOutcome {
+  downloaded,  // fetched whole in this run
+  resumed,     // a .part from an earlier run was completed
+  present,     // the destination already held the verified file
+  cached,      // linked or copied from the content-addressed cache
+};
+std::string_view outcome_text(DownloadOutcome outcome);
+
+struct DownloadResult {
+  std::filesystem::path path;
+  std::string sha256;  // the digest of the file as written (lower-case hex)
+  bool sha256_from_index = true;  // false: the index gave none, this one was computed
+  std::uint64_t size = 0;
+  DownloadOutcome outcome = DownloadOutcome::downloaded;
+  std::uint64_t received = 0;  // body bytes off the network in this run (retries included)
+  std::optional<std::uint64_t> resumed_from;  // the .part size an earlier run left
+  unsigned attempts = 0;       // requests sent for this file
+};
+
+struct DownloadOptions {
+  /// Transfers at once.
+  unsigned jobs = 4;
+  /// Requests per file, the first included; a request that resumes after
+  /// a dropped connection counts as one more.
+  unsigned attempts = 5;
+  /// First backoff; doubled each retry, with jitter; `Retry-After` wins.
+  std::chrono::milliseconds backoff{500};
+  std::chrono::seconds connect_timeout{20};
+  /// Abort a transfer when no byte arrived for this long (not a total timeout).
+  std::chrono::seconds stall_timeout{60};
+  /// CA bundle; empty = SSL_CERT_FILE, CURL_CA_BUNDLE or the system's.
+  std::string cacert;
+  std::string user_agent = "wheelmod";
+  /// Content-addressed wheel cache root (`<dir>/wheels/sha256/ab/abcd…`);
+  /// empty = no cache.
+  std::filesystem::path cache_dir;
+};
+
+/// The files that came (in request order; nullopt where a file failed) and
+/// the errors of those that did not.
+struct DownloadBatch {
+  std::vector<std::optional<DownloadResult>> results;
+  std::vector<Error> failures;  // IoError (exit 4) or IntegrityError (exit 5)
+  std::uint64_t received = 0;   // all body bytes off the network
+};
+
+/// Fetches every request, `options.jobs` at a time. Never throws for one
+/// file's failure: a failed file leaves nothing at its destination (a
+/// .part may stay for a later resume, unless its bytes proved wrong) and
+/// its Error is in `failures`. Throws only for a misuse (two requests with
+/// one destination) or a failure of the machinery itself.
+DownloadBatch download_all(const std::vector<DownloadRequest>& requests,
+                           const DownloadOptions& options, Reporter& reporter);
+
+/// The exception a caller should throw for a batch with failures: the
+/// only failure as it is, or one error listing them all (exit 5 when any
+/// is an integrity failure, else 4).
+Error combined_failure(const DownloadBatch& batch);
+
+}  // namespace wheelmod::net

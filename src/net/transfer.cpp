@@ -1,0 +1,348 @@
+#include "net/transfer.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include "hash/sha256.hpp"
+#include "net/part_file.hpp"
+
+namespace wheelmod::net {
+
+namespace {
+
+// The write buffer libcurl hands over per callback: big enough that the
+// per-call work (a write(2), a memcpy for the hasher) is noise.
+constexpr long k_buffer_size = 256 * 1024;
+
+std::size_t body_callback(char* data, std::size_t size, std::size_t count, void* user) {
+  return static_cast<Transfer*>(user)->on_body(data, size * count);
+}
+
+std::size_t header_callback(char* data, std::size_t size, std::size_t count, void* user) {
+  static_cast<Transfer*>(user)->on_header(std::string_view(data, size * count));
+  return size * count;
+}
+
+int progress_callback(void* user, curl_off_t, curl_off_t received, curl_off_t, curl_off_t) {
+  return static_cast<Transfer*>(user)->should_abort(received) ? 1 : 0;
+}
+
+double jitter() {
+  thread_local std::minstd_rand random(std::random_device{}());
+  return std::uniform_real_distribution<double>(0.5, 1.5)(random);
+}
+
+// RFC 9110 §13.1.5: If-Range may carry a strong entity tag or a date; a
+// weak tag (W/"...") must not be used, since weakly equal files may differ
+// in bytes.
+std::string if_range_validator(std::optional<std::string_view> etag,
+                               std::optional<std::string_view> last_modified) {
+  if (etag && !etag->empty() && !etag->starts_with("W/")) return std::string(*etag);
+  if (last_modified && !last_modified->empty()) return std::string(*last_modified);
+  return {};
+}
+
+}  // namespace
+
+Transfer::Transfer(const DownloadRequest& request, std::size_t index,
+                   const DownloadOptions& options, const TransferSettings& settings,
+                   const std::string& ca, Reporter& reporter)
+    : m_request(request),
+      m_index(index),
+      m_options(options),
+      m_settings(settings),
+      m_ca(ca),
+      m_reporter(reporter),
+      m_task(reporter.on_start(request.label, request.size)) {}
+
+void Transfer::adopt_leftover(std::uint64_t bytes, std::string validator,
+                              std::optional<std::uint64_t> size) {
+  m_hasher = std::make_unique<StreamHasher>(
+      StreamHasher::Prefix{.file = part_path(m_request.destination), .bytes = bytes});
+  m_validator = std::move(validator);
+  m_total = size;
+  m_resumed_from = bytes;
+  m_continued_a_part = true;
+}
+
+bool Transfer::part_is_complete() const { return m_total && have() == *m_total && have() > 0; }
+
+void Transfer::restart() {
+  m_hasher.reset();
+  m_validator.clear();
+  m_total.reset();
+  m_resumed_from.reset();
+  m_continued_a_part = false;
+  remove_part(m_request.destination);
+}
+
+std::string Transfer::finish_hash() {
+  if (!m_hasher) return hash::to_hex(hash::Sha256().finish());  // an empty file
+  auto digest = m_hasher->finish();
+  m_hasher.reset();
+  return hash::to_hex(digest);
+}
+
+CURL* Transfer::begin_attempt() {
+  ++m_attempts;
+  const auto part = part_path(m_request.destination);
+  m_part = UniqueFd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (!m_part)
+    throw IoError(part.string(), std::string("cannot create: ") + std::strerror(errno),
+                  "check that the destination directory is writable");
+  m_headers.clear();
+  m_reason.clear();
+  m_target = BodyTarget::undecided;
+  m_attempt_bytes = 0;
+  m_abort.reset();
+  m_abort_restarts = false;
+  m_stall.restart();
+  m_error[0] = '\0';
+
+  m_request_headers = std::make_unique<CurlHeaderList>();
+  if (have() > 0) {
+    // RFC 9110 §14.2: the rest of the file from where the .part ends;
+    // If-Range makes a changed file come back whole (200) instead of a
+    // range of different bytes.
+    m_request_headers->append("Range: bytes=" + std::to_string(have()) + "-");
+    if (!m_validator.empty()) m_request_headers->append("If-Range: " + m_validator);
+  }
+  m_handle.reset();
+  set_common_options(m_handle, m_settings, m_ca);
+  m_handle.set(CURLOPT_URL, m_request.url.c_str(), "CURLOPT_URL");
+  m_handle.set(CURLOPT_HTTPHEADER, m_request_headers->get(), "CURLOPT_HTTPHEADER");
+  // Prefer a stream on an HTTP/2 connection already open to that host
+  // over a new connection.
+  m_handle.set(CURLOPT_PIPEWAIT, 1L, "CURLOPT_PIPEWAIT");
+  m_handle.set(CURLOPT_BUFFERSIZE, k_buffer_size, "CURLOPT_BUFFERSIZE");
+  m_handle.set(CURLOPT_ERRORBUFFER, static_cast<char*>(m_error), "CURLOPT_ERRORBUFFER");
+  m_handle.set(CURLOPT_PRIVATE, static_cast<void*>(this), "CURLOPT_PRIVATE");
+  m_handle.set(CURLOPT_WRITEFUNCTION, &body_callback, "CURLOPT_WRITEFUNCTION");
+  m_handle.set(CURLOPT_WRITEDATA, static_cast<void*>(this), "CURLOPT_WRITEDATA");
+  m_handle.set(CURLOPT_HEADERFUNCTION, &header_callback, "CURLOPT_HEADERFUNCTION");
+  m_handle.set(CURLOPT_HEADERDATA, static_cast<void*>(this), "CURLOPT_HEADERDATA");
+  m_handle.set(CURLOPT_NOPROGRESS, 0L, "CURLOPT_NOPROGRESS");
+  m_handle.set(CURLOPT_XFERINFOFUNCTION, &progress_callback, "CURLOPT_XFERINFOFUNCTION");
+  m_handle.set(CURLOPT_XFERINFODATA, static_cast<void*>(this), "CURLOPT_XFERINFODATA");
+  return m_handle.get();
+}
+
+void Transfer::on_header(std::string_view line) {
+  const auto parsed = parse_header_line(line);
+  if (!parsed) return;
+  if (parsed->status_line) {
+    // A new response (after a redirect or a 100 Continue): forget the last.
+    m_headers.clear();
+    m_reason = parsed->reason;
+  } else {
+    m_headers.emplace_back(parsed->name, parsed->value);
+  }
+}
+
+std::optional<std::string_view> Transfer::header(std::string_view name) const {
+  for (const auto& [key, value] : m_headers)
+    if (key == name) return std::string_view(value);
+  return std::nullopt;
+}
+
+long Transfer::status() const {
+  long code = 0;
+  curl_easy_getinfo(m_handle.get(), CURLINFO_RESPONSE_CODE, &code);
+  return code;
+}
+
+bool Transfer::should_abort(curl_off_t received) {
+  return m_stall.check(received, m_settings.stall_timeout);
+}
+
+// The first body byte (or the end of a response without one): the status
+// and headers are known, so decide where the body goes.
+void Transfer::decide_body_target() {
+  const long code = status();
+  if (code == 206 && have() > 0) {
+    const auto range = parse_content_range(header("content-range").value_or(""));
+    if (!range || range->first != have() || !range->complete) {
+      // Not the continuation that was asked for: start over, whole.
+      m_abort = IoError(mask_credentials(m_request.url),
+                        "asked for bytes " + std::to_string(have()) + "-, got '" +
+                            std::string(header("content-range").value_or("no Content-Range")) +
+                            "'",
+                        "the server's range support is broken; report it to the index's operators");
+      m_abort_restarts = true;
+      return;
+    }
+    m_total = range->complete;
+    if (::lseek(m_part.get(), static_cast<off_t>(have()), SEEK_SET) < 0 ||
+        ::ftruncate(m_part.get(), static_cast<off_t>(have())) != 0)
+      m_abort = IoError(part_path(m_request.destination).string(),
+                        std::string("cannot continue the file: ") + std::strerror(errno));
+    m_continued_a_part = true;
+    m_target = BodyTarget::part;
+  } else if (code == 200) {
+    // The whole file: a first request, a server that ignores Range
+    // (RFC 9110 §14.2 allows it), or an If-Range that did not match.
+    m_hasher = std::make_unique<StreamHasher>();
+    m_resumed_from.reset();
+    m_continued_a_part = false;
+    // Truncate only a .part that has bytes: on ext4 truncating to zero
+    // arms auto_da_alloc, which flushes the whole file at close.
+    struct stat info {};
+    if (::fstat(m_part.get(), &info) != 0 ||
+        (info.st_size != 0 && ::ftruncate(m_part.get(), 0) != 0) ||
+        ::lseek(m_part.get(), 0, SEEK_SET) < 0) {
+      m_abort = IoError(part_path(m_request.destination).string(),
+                        std::string("cannot truncate: ") + std::strerror(errno));
+      return;
+    }
+    curl_off_t length = -1;
+    curl_easy_getinfo(m_handle.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    m_total = length >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(length))
+                          : std::nullopt;
+    m_validator = if_range_validator(header("etag"), header("last-modified"));
+    try {
+      if (m_validator.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove(resume_info_path(m_request.destination), ignored);
+      } else {
+        write_resume_info(m_request.destination, ResumeInfo{.url = m_request.url,
+                                                            .validator = m_validator,
+                                                            .size = m_total});
+      }
+    } catch (const Error& error) {
+      m_abort = error;
+      return;
+    }
+    m_target = BodyTarget::part;
+  } else {
+    m_target = BodyTarget::discard;  // an error page; the status says it all
+  }
+  if (m_target == BodyTarget::part && m_request.size && m_total && *m_total != *m_request.size) {
+    m_abort = IntegrityError(mask_credentials(m_request.url),
+                             "the server sends " + std::to_string(*m_total) +
+                                 " bytes, the index says " + std::to_string(*m_request.size),
+                             "the file on the server is not the one the index lists; if the "
+                             "index is stale, try again later");
+  }
+}
+
+std::size_t Transfer::on_body(const char* data, std::size_t size) {
+  try {
+    if (m_target == BodyTarget::undecided) decide_body_target();
+    if (m_abort) return 0;  // CURLE_WRITE_ERROR ends this attempt
+    if (m_target == BodyTarget::discard) return size;
+    for (std::size_t done = 0; done < size;) {
+      const ssize_t n = ::write(m_part.get(), data + done, size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int error = errno;
+        m_abort = IoError(part_path(m_request.destination).string(),
+                          std::string("cannot write: ") + std::strerror(error),
+                          error == ENOSPC
+                              ? "free some space on that file system, or choose another --dest"
+                              : "check the destination directory");
+        return 0;
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    m_hasher->feed(data, size);
+    m_attempt_bytes += size;
+    m_reporter.on_progress(m_task, have());
+    return size;
+  } catch (const Error& error) {
+    m_abort = error;
+  } catch (const std::exception& error) {
+    m_abort = Error(ExitCode::internal, m_request.label, error.what());
+  }
+  return 0;
+}
+
+void Transfer::schedule_retry(std::string cause, std::string hint,
+                              std::optional<std::chrono::milliseconds> retry_after) {
+  // An attempt that moved the file forward is progress, not a failure: a
+  // proxy that drops a 4 GB transfer every few hundred MB still gets it
+  // there. Only attempts in a row that bring nothing count.
+  m_failures_in_a_row = m_attempt_bytes > 0 ? 1 : m_failures_in_a_row + 1;
+  if (m_failures_in_a_row >= m_options.attempts) {
+    m_failure = IoError(mask_credentials(m_request.url),
+                        cause + " (after " + std::to_string(m_attempts) +
+                            (m_attempts == 1 ? " attempt)" : " attempts)"),
+                        hint.empty() ? "check the network connection and the proxy variables "
+                                       "(https_proxy, no_proxy), or try again later"
+                                     : hint);
+    return;
+  }
+  m_not_before = SteadyClock::now() +
+                 retry_delay(m_options.backoff, m_failures_in_a_row, retry_after, jitter());
+}
+
+AttemptVerdict Transfer::end_attempt(CURLcode code) {
+  curl_off_t received = 0;
+  if (curl_easy_getinfo(m_handle.get(), CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK &&
+      received > 0)
+    m_received += static_cast<std::uint64_t>(received);
+  if (m_target == BodyTarget::undecided && code == CURLE_OK) decide_body_target();
+  m_part.reset();
+  if (m_abort) {
+    if (m_abort_restarts) {
+      restart();
+      schedule_retry(m_abort->cause(), m_abort->hint(), std::nullopt);
+      return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
+    }
+    if (m_abort->code() == ExitCode::integrity) remove_part(m_request.destination);
+    m_failure = std::move(m_abort);
+    return AttemptVerdict::failed;
+  }
+  if (code != CURLE_OK) {
+    const bool stalled = m_stall.stalled() ||
+                         (code == CURLE_OPERATION_TIMEDOUT &&
+                          std::string_view(m_error).find("too slow") != std::string_view::npos);
+    std::string cause = stalled ? stall_text(m_settings.stall_timeout) : curl_easy_strerror(code);
+    if (!stalled && m_error[0] != '\0') cause += std::string(": ") + m_error;
+    if (!stalled && classify(code) == TransportFailure::permanent) {
+      m_failure = IoError(mask_credentials(m_request.url), cause, hint_for(code));
+      return AttemptVerdict::failed;
+    }
+    schedule_retry(std::move(cause), hint_for(code), std::nullopt);
+    return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
+  }
+  const long code_http = status();
+  if (m_target == BodyTarget::part) {
+    if (m_total && have() < *m_total) {
+      // A clean close before the end (a proxy may do that): continue.
+      schedule_retry("the server sent " + std::to_string(have()) + " of " +
+                         std::to_string(*m_total) + " bytes",
+                     {}, std::nullopt);
+      return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
+    }
+    return AttemptVerdict::complete;
+  }
+  if (code_http == 416 && have() > 0) {
+    // RFC 9110 §15.5.17: nothing at or after the offset. When the file is
+    // exactly as long as the .part, the .part is the whole file (an earlier
+    // run died between the last byte and the rename); otherwise start over.
+    const auto length = unsatisfied_range_length(header("content-range").value_or(""));
+    if (length && *length == have()) {
+      m_total = length;
+      return AttemptVerdict::complete;
+    }
+    restart();
+    schedule_retry("HTTP 416: the .part is longer than the file", {}, std::nullopt);
+    return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
+  }
+  const std::string cause = describe_status(code_http, m_reason);
+  if (is_retryable_status(code_http)) {
+    const auto value = header("retry-after");
+    schedule_retry(cause, hint_for_status(code_http),
+                   value ? parse_retry_after(*value) : std::nullopt);
+    return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
+  }
+  m_failure = IoError(mask_credentials(m_request.url), cause, hint_for_status(code_http));
+  return AttemptVerdict::failed;
+}
+
+}  // namespace wheelmod::net
