@@ -20,6 +20,8 @@ test_packages=(
   catch2              # Catch2 v2 unit tests
   python3-packaging   # reference implementation for differential tests
   nginx-light         # a real HTTP server on 127.0.0.1 (Range, ETag)
+  curl                # the peer in the download benchmark (tests/bench)
+  openssl             # the peer hasher in the download benchmark
 )
 
 packages=("${build_packages[@]}")

@@ -90,11 +90,7 @@ std::string Transfer::finish_hash() {
 
 CURL* Transfer::begin_attempt() {
   ++m_attempts;
-  const auto part = part_path(m_request.destination);
-  m_part = UniqueFd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-  if (!m_part)
-    throw IoError(part.string(), std::string("cannot create: ") + std::strerror(errno),
-                  "check that the destination directory is writable");
+  m_part.reset();  // opened at the first body byte: a refused connection leaves no .part
   m_headers.clear();
   m_reason.clear();
   m_target = BodyTarget::undecided;
@@ -164,6 +160,15 @@ bool Transfer::should_abort(curl_off_t received) {
 // and headers are known, so decide where the body goes.
 void Transfer::decide_body_target() {
   const long code = status();
+  if (code == 200 || (code == 206 && have() > 0)) {
+    const auto part = part_path(m_request.destination);
+    m_part = UniqueFd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+    if (!m_part) {
+      m_abort = IoError(part.string(), std::string("cannot create: ") + std::strerror(errno),
+                        "check that the destination directory is writable");
+      return;
+    }
+  }
   if (code == 206 && have() > 0) {
     const auto range = parse_content_range(header("content-range").value_or(""));
     if (!range || range->first != have() || !range->complete) {

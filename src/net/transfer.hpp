@@ -45,7 +45,7 @@ class Transfer {
   [[nodiscard]] bool part_is_complete() const;
 
   /// Prepares the easy handle for the next attempt (Range + If-Range when
-  /// continuing). Throws IoError when the .part cannot be opened.
+  /// continuing); the .part is opened when the answer's body begins.
   CURL* begin_attempt();
   /// Reads the finished attempt (`code` from libcurl) and says what next.
   AttemptVerdict end_attempt(CURLcode code);

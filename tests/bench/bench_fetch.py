@@ -1,0 +1,573 @@
+#!/usr/bin/env python3
+"""Download benchmark: `wheelmod fetch` against curl, in one run.
+
+Writes a wheel of random bytes (so nothing compresses; 1 GiB by default)
+into a temporary directory, serves it with nginx (sendfile on) on a free
+port of 127.0.0.1, and runs, alternately (A B A B ...):
+
+  A  curl -s -o FILE URL                                   the peer
+  B  wheelmod -q fetch --from-report REPORT --dest DIR --cache-dir CACHE --format json
+     (the report carries the sha256, which wheelmod checks as the bytes arrive;
+     DEST and CACHE are fresh and empty every run, outputs deleted after it)
+
+then `sha256sum FILE` and `openssl dgst -sha256 FILE` on the served file, to
+set beside wheelmod's hashing overhead (its time minus curl's). Prints
+medians and minima side by side, the wheelmod/curl ratios against their
+targets (PASS/MISS; the exit status is 0 either way), and the peak RSS of
+each process (ru_maxrss from os.wait4, per child).
+
+  bench_fetch.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench
+  bench_fetch.py --wheelmod ... --size 2G --runs 7 --jobs-test
+  bench_fetch.py --wheelmod ... --smoke    # CTest: 8 MiB, one run, checks the bytes
+
+--jobs-test adds 4 files of SIZE/4 each: `wheelmod fetch --jobs 4` against
+4 curl processes at once. Needs about 3 x SIZE free disk under --work-dir.
+"""
+
+import argparse
+import ctypes
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+K_MIB = 1 << 20
+K_RSS_TARGET_MIB = 64
+K_THROUGHPUT_TARGET = 0.90
+K_PR_SET_PDEATHSIG = 1  # prctl(2)
+K_PR_SET_CHILD_SUBREAPER = 36
+
+NGINX_CONF = """\
+# Written by bench_fetch.py; everything under {state}.
+{user}
+daemon off;
+worker_processes auto;
+pid {state}/nginx.pid;
+error_log {state}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+  access_log off;
+  client_body_temp_path {state}/client;
+  proxy_temp_path {state}/proxy;
+  fastcgi_temp_path {state}/fastcgi;
+  uwsgi_temp_path {state}/uwsgi;
+  scgi_temp_path {state}/scgi;
+  types {{ }}
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  server {{
+    listen 127.0.0.1:{port};
+    root {root};
+  }}
+}}
+"""
+
+
+class BenchError(Exception):
+    pass
+
+
+@dataclass
+class Sample:
+    wall: float     # seconds
+    cpu: float      # user + system seconds
+    rss_kib: int    # peak resident set (ru_maxrss is KiB on Linux)
+
+
+@dataclass
+class Wheel:
+    name: str
+    path: Path
+    sha256: str
+    size: int
+
+    @property
+    def filename(self):
+        return self.path.name
+
+
+def parse_size(text):
+    """'1G', '512MiB', '8M', '1073741824' -> bytes (binary units)."""
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    suffix = value[-1] if value and value[-1] in "KMGT" else ""
+    try:
+        return int(float(value[: len(value) - len(suffix)]) * units[suffix])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 1G, 512M)") from None
+
+
+def prctl(option, value):
+    if ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) != 0:
+        raise BenchError(f"prctl({option}): {os.strerror(ctypes.get_errno())}")
+
+
+def die_with_parent():
+    # nginx runs in the foreground as our child; if the driver is killed
+    # (a CTest timeout) the kernel stops nginx too.
+    prctl(K_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Nginx:
+    """nginx serving `root` on 127.0.0.1, state under `state`; a context
+    manager, so it stops however the benchmark ends."""
+
+    def __init__(self, binary, root, state, probe):
+        self.binary, self.root, self.state, self.probe = binary, root, state, probe
+        self.process = None
+        self.port = None
+
+    def __enter__(self):
+        self.state.mkdir(parents=True, exist_ok=True)
+        # As root, workers would run as "nobody", who may not read the work
+        # directory; as anyone else nginx ignores "user" with a warning.
+        user = "user root;" if os.geteuid() == 0 else ""
+        error_log = self.state / "error.log"
+        for _ in range(5):  # another process may take the probed port first
+            self.port = free_port()
+            conf = self.state / "nginx.conf"
+            conf.write_text(NGINX_CONF.format(state=self.state, root=self.root, port=self.port,
+                                              user=user))
+            self.process = subprocess.Popen(
+                [self.binary, "-c", str(conf), "-p", str(self.state), "-e", str(error_log)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                preexec_fn=die_with_parent)
+            if self.wait_ready():
+                return self
+            self.stop()
+        log = error_log.read_text(errors="replace")[-2000:] if error_log.exists() else ""
+        raise BenchError(f"nginx did not start on 127.0.0.1:\n{log}")
+
+    def url(self, name):
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def wait_ready(self):
+        deadline = time.monotonic() + 10
+        request = urllib.request.Request(self.url(self.probe), method="HEAD")
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                with urllib.request.urlopen(request, timeout=2) as response:
+                    return response.status == 200
+            except OSError:
+                time.sleep(0.05)
+        return False
+
+    def stop(self):
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGQUIT)  # finish requests, then exit
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def version(self):
+        result = subprocess.run([self.binary, "-v"], capture_output=True, text=True)
+        return result.stderr.strip().removeprefix("nginx version: ")
+
+
+def write_random_wheel(directory, name, size):
+    """A wheel-named file of `size` random bytes, and its sha256."""
+    path = directory / f"{name}-1.0-py3-none-any.whl"
+    digest = hashlib.sha256()
+    with open(path, "wb") as out:
+        left = size
+        while left:
+            chunk = os.urandom(min(left, 4 * K_MIB))
+            digest.update(chunk)
+            out.write(chunk)
+            left -= len(chunk)
+    return Wheel(name, path, digest.hexdigest(), size)
+
+
+def write_report(path, wheels, nginx):
+    """A minimal `wheelmod resolve --format json` report (docs/resolve-report.md)."""
+    report = {
+        "schema_version": 1,
+        "index": nginx.url(""),
+        "specs": [f"{w.name}==1.0" for w in wheels],
+        "wheels": [{"name": w.name, "version": "1.0", "filename": w.filename,
+                    "url": nginx.url(w.filename), "sha256": w.sha256, "size": w.size}
+                   for w in wheels],
+    }
+    path.write_text(json.dumps(report, indent=2) + "\n")
+
+
+# How the measured programs start: /bin/sh forks each in the background,
+# prints its pid and exits; the driver, a child subreaper, inherits it and
+# reaps it with os.wait4. Had Python spawned it, a program would report
+# Python's peak RSS wherever its own is lower: execve carries the old
+# address space's high-water mark into the process's maxrss (exec_mmap).
+# The job waits at a gate (a pipe on stdin) until sh is gone, so that it
+# cannot end while still sh's child.
+LAUNCH = ('exec 3<&0 </dev/null; out=$1 err=$2; shift 2; '
+          '{ read -r _ <&3; exec "$@" 3<&- >"$out" 2>"$err"; } >/dev/null 2>&1 & echo $!')
+
+
+def start(command, out_path, err_path):
+    """The pid of `command`, held at its gate, and the gate's write end."""
+    gate_read, gate_write = os.pipe()
+    with subprocess.Popen(["/bin/sh", "-c", LAUNCH, "sh", str(out_path), str(err_path),
+                           *map(str, command)], stdin=gate_read, stdout=subprocess.PIPE,
+                          text=True) as shell:
+        os.close(gate_read)
+        pid = int(shell.stdout.readline())
+    return pid, gate_write
+
+
+def reap(pid, command, err_path):
+    """Waits for one process with os.wait4: its own rusage, so its own peak RSS."""
+    _, status, usage = os.wait4(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        err = Path(err_path).read_text(errors="replace")[-2000:]
+        raise BenchError(f"{' '.join(map(str, command))} exited {code}:\n{err}")
+    return usage
+
+
+def run_parallel(commands, scratch):
+    """Runs every command at once; wall time until the last one ends,
+    CPU time summed, peak RSS of the largest process."""
+    os.sync()  # write-back of an earlier run must not land in this one
+    errs = [scratch / f"err{i}" for i in range(len(commands))]
+    started = [start(c, scratch / f"out{i}", errs[i]) for i, c in enumerate(commands)]
+    begin = time.perf_counter()
+    for _, gate in started:
+        os.close(gate)  # EOF: go
+    usages = []
+    try:
+        for (pid, _), command, err in zip(started, commands, errs):
+            usages.append(reap(pid, command, err))
+    finally:
+        for pid, _ in started[len(usages):]:  # a failure or a signal: stop the rest
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass  # the one that failed, already reaped
+    wall = time.perf_counter() - begin
+    return Sample(wall, sum(u.ru_utime + u.ru_stime for u in usages),
+                  max(u.ru_maxrss for u in usages))
+
+
+def run_one(command, scratch):
+    return run_parallel([command], scratch)
+
+
+def check_wheelmod_output(stdout_path, dest, wheels):
+    """`fetch --format json`: every wheel downloaded (not from a cache) and
+    verified against the report's sha256."""
+    files = {f["filename"]: f for f in json.loads(Path(stdout_path).read_text())["files"]}
+    for wheel in wheels:
+        entry = files.get(wheel.filename)
+        if entry is None:
+            raise BenchError(f"wheelmod's JSON output does not list {wheel.filename}")
+        facts = (entry["outcome"], entry["sha256"], entry["sha256_source"], entry["path"])
+        if facts != ("downloaded", wheel.sha256, "index", str(dest / wheel.filename)):
+            raise BenchError(f"wheelmod reports (outcome, sha256, sha256_source, path) = {facts} "
+                             f"for {wheel.filename}, expected a download of sha256 {wheel.sha256}")
+        check_file(dest / wheel.filename, wheel, "wheelmod")
+
+
+def check_file(path, wheel, tool, compare_bytes=False):
+    if not path.is_file() or path.stat().st_size != wheel.size:
+        raise BenchError(f"{tool} left no {wheel.size}-byte file at {path}")
+    if compare_bytes:
+        with open(path, "rb") as got, open(wheel.path, "rb") as want:
+            while True:
+                a, b = got.read(4 * K_MIB), want.read(4 * K_MIB)
+                if a != b:
+                    raise BenchError(f"{tool} wrote other bytes than the server's {wheel.filename}")
+                if not a:
+                    break
+
+
+def fresh(*directories):
+    for directory in directories:
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+
+
+class Runner:
+    def __init__(self, args, work, nginx):
+        self.args, self.work, self.nginx = args, work, nginx
+        self.scratch = work / "scratch"
+        self.scratch.mkdir(exist_ok=True)
+
+    def curl(self, wheels, check_bytes):
+        out = self.work / "curl-out"
+        fresh(out)
+        sample = run_parallel([[self.args.curl, "-s", "-o", str(out / w.filename),
+                                self.nginx.url(w.filename)] for w in wheels], self.scratch)
+        for wheel in wheels:
+            check_file(out / wheel.filename, wheel, "curl", compare_bytes=check_bytes)
+        shutil.rmtree(out)
+        return sample
+
+    def wheelmod(self, wheels, report, check_bytes):
+        dest, cache = self.work / "wheelmod-dest", self.work / "wheelmod-cache"
+        fresh(dest, cache)  # nothing may come from the cache
+        command = [self.args.wheelmod, "-q", "fetch", "--from-report", str(report),
+                   "--dest", str(dest), "--cache-dir", str(cache), "--format", "json"]
+        if len(wheels) > 1:
+            command += ["--jobs", str(len(wheels))]
+        sample = run_one(command, self.scratch)
+        check_wheelmod_output(self.scratch / "out0", dest, wheels)
+        if check_bytes:
+            for wheel in wheels:
+                check_file(dest / wheel.filename, wheel, "wheelmod", compare_bytes=True)
+        shutil.rmtree(dest)
+        shutil.rmtree(cache)
+        return sample
+
+    def hasher(self, command, wheel):
+        sample = run_one(command + [str(wheel.path)], self.scratch)
+        printed = (self.scratch / "out0").read_text().split()
+        if not printed or printed[0] != wheel.sha256:
+            raise BenchError(f"{command[0]} printed {printed[:1]}, expected {wheel.sha256}")
+        return sample
+
+    def rounds(self, wheels, report, hashers):
+        """Alternating rounds; the first checks every byte both tools wrote."""
+        samples = {"curl": [], "wheelmod": [], **{name: [] for name in hashers}}
+        for round_index in range(self.args.runs):
+            check = round_index == 0
+            if self.args.curl:
+                samples["curl"].append(self.curl(wheels, check))
+            samples["wheelmod"].append(self.wheelmod(wheels, report, check))
+            for name, command in hashers.items():
+                samples[name].append(self.hasher(command, wheels[0]))
+            print(f"  round {round_index + 1}/{self.args.runs}: " + ", ".join(
+                f"{k} {v[-1].wall:.3f} s" for k, v in samples.items() if v), flush=True)
+        return samples
+
+
+def median(samples, field):
+    return statistics.median(getattr(s, field) for s in samples)
+
+
+def verdict(ok):
+    return "PASS" if ok else "MISS"
+
+
+def table(title, size, samples):
+    """curl and wheelmod side by side, their ratio, and the targets."""
+    curl, ours = samples.get("curl"), samples["wheelmod"]
+    rows = []  # label, curl, wheelmod, wheelmod/curl, target
+
+    def row(label, pick, fmt, ratio=None, target=""):
+        a, b = (pick(curl) if curl else None), pick(ours)
+        r = ratio(a, b) if ratio and a else None
+        rows.append((label, "-" if a is None else fmt.format(a), fmt.format(b),
+                     "" if r is None else f"{r:.2f}", target))
+        return r
+
+    speed = lambda pick: lambda runs: size / pick(s.wall for s in runs) / 1e9
+    ratio = row("throughput, median (GB/s)", speed(statistics.median), "{:.2f}",
+                lambda a, b: b / a)
+    row("throughput, best (GB/s)", speed(min), "{:.2f}", lambda a, b: b / a)
+    row("wall time, median (s)", lambda runs: median(runs, "wall"), "{:.3f}")
+    row("CPU user+sys, median (s)", lambda runs: median(runs, "cpu"), "{:.2f}",
+        lambda a, b: b / a)
+    rss = max(s.rss_kib for s in ours) / 1024
+    row("peak RSS, max (MiB)", lambda runs: max(s.rss_kib for s in runs) / 1024, "{:.1f}",
+        lambda a, b: b / a, f"< {K_RSS_TARGET_MIB} MiB: {verdict(rss < K_RSS_TARGET_MIB)}")
+    if ratio is not None:
+        rows[0] = rows[0][:4] + (f">= {K_THROUGHPUT_TARGET:.2f}: "
+                                 f"{verdict(ratio >= K_THROUGHPUT_TARGET)}",)
+    print(f"\n{title:34} {'curl':>9} {'wheelmod':>9} {'wheelmod/curl':>14}   target")
+    for label, a, b, r, target in rows:
+        print(f"  {label:32} {a:>9} {b:>9} {r:>14}   {target}".rstrip())
+    if curl:
+        paired = sorted(c.wall / w.wall for c, w in zip(curl, ours))
+        print(f"  wheelmod/curl throughput per round: {paired[0]:.2f} to {paired[-1]:.2f}")
+
+
+def hashing(size, samples, hashers):
+    """wheelmod's time over curl's, beside hashing the file alone."""
+    print(f"\n{'hashing':34} {'median s':>9} {'min s':>9} {'GB/s':>14}")
+    if samples.get("curl"):
+        extra = [w.wall - c.wall for c, w in zip(samples["curl"], samples["wheelmod"])]
+        print(f"  {'wheelmod - curl, per round':32} {statistics.median(extra):9.3f} "
+              f"{min(extra):9.3f}")
+    for name in hashers:
+        runs = samples[name]
+        print(f"  {name + ' FILE':32} {median(runs, 'wall'):9.3f} "
+              f"{min(s.wall for s in runs):9.3f} {size / median(runs, 'wall') / 1e9:14.2f}")
+
+
+def first_line(command):
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=10)
+    except OSError:
+        return "not found"
+    return (result.stdout or result.stderr).strip().splitlines()[0] if result.returncode == 0 \
+        else f"exit {result.returncode}"
+
+
+def load_average():
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3]) + " (1, 5, 15 min)"
+
+
+def fs_type(path):
+    path, best = os.path.realpath(path), ("", "?")
+    with open("/proc/mounts") as mounts:
+        for line in mounts:
+            _, target, kind = line.split()[:3]
+            if (path == target or path.startswith(target.rstrip("/") + "/")) and \
+                    len(target) >= len(best[0]):
+                best = (target, kind)
+    return best[1]
+
+
+def machine_facts(args, work_parent):
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    model = next((l.split(":", 1)[1].strip() for l in cpuinfo.splitlines()
+                  if l.startswith("model name")), "?")
+    flags = next((l for l in cpuinfo.splitlines() if l.startswith("flags")), "")
+    mem = next(l.split()[1] for l in Path("/proc/meminfo").read_text().splitlines()
+               if l.startswith("MemTotal"))
+    print(f"machine: {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), {model}, "
+          f"sha_ni: {'yes' if ' sha_ni' in flags else 'no'}, {int(mem) / K_MIB:.1f} GiB RAM, "
+          f"Linux {os.uname().release}")
+    print(f"work dir: {work_parent} ({fs_type(work_parent)}); load average {load_average()}")
+    print(f"curl: {first_line([args.curl, '--version']) if args.curl else 'not installed'}")
+    print(f"wheelmod: {first_line([args.wheelmod, '--version'])}"
+          + (f" ({args.build_type} build)" if args.build_type else ""))
+    print(f"openssl: {first_line(['openssl', 'version'])}; sha256sum: "
+          f"{first_line(['sha256sum', '--version'])}")
+
+
+def preflight(args, work_parent):
+    need = 3 * args.size + 256 * K_MIB  # source, one output, a cache copy
+    free = shutil.disk_usage(work_parent).free
+    if free < need:
+        raise BenchError(f"{work_parent}: {free / K_MIB:.0f} MiB free, the benchmark needs "
+                         f"{need / K_MIB:.0f} MiB\nhint: pass a smaller --size or another --work-dir")
+    if fs_type(work_parent) == "tmpfs" and not args.smoke:
+        print(f"warning: {work_parent} is tmpfs: outputs land in memory, not on disk")
+    try:
+        has_fetch = subprocess.run([args.wheelmod, "fetch", "--help"], capture_output=True,
+                                   timeout=30).returncode == 0
+    except OSError as error:
+        raise BenchError(f"{args.wheelmod}: {error.strerror}") from None
+    if not has_fetch:
+        raise BenchError(f"{args.wheelmod} has no working 'fetch' command")
+    if not args.curl:
+        if not args.smoke:
+            raise BenchError("curl not found\nhint: apt-get install curl, or pass --curl PATH")
+        print("curl not installed: the peer side is skipped")
+
+
+def measure(args, work, nginx, wheels, report, hashers, title):
+    runner = Runner(args, work, nginx)
+    if not args.smoke:  # warm up: the file in the page cache, nginx's worker started
+        runner.wheelmod(wheels, report, False)
+    samples = runner.rounds(wheels, report, hashers)
+    table(title, sum(w.size for w in wheels), samples)
+    return samples
+
+
+def main_part(args, work, hashers):
+    source = work / "served"
+    source.mkdir()
+    wheel = write_random_wheel(source, "bigwheel", args.size)
+    os.sync()
+    with Nginx(args.nginx, source, work / "nginx", wheel.filename) as nginx:
+        report = work / "report.json"
+        write_report(report, [wheel], nginx)
+        print(f"file: {wheel.filename}, {args.size / K_MIB:.0f} MiB of random bytes, served by "
+              f"nginx {nginx.version()} (sendfile on) at {nginx.url('')}")
+        print(f"{args.runs} rounds, each: curl, wheelmod, then the hashers on the served file")
+        samples = measure(args, work, nginx, [wheel], report, hashers,
+                          f"one {args.size / K_MIB:.0f} MiB file")
+        hashing(args.size, samples, hashers)
+    shutil.rmtree(source)  # room for the --jobs-test files
+
+
+def jobs_part(args, work):
+    source = work / "served-jobs"
+    source.mkdir()
+    wheels = [write_random_wheel(source, f"bigpart{i}", args.size // 4) for i in range(1, 5)]
+    os.sync()
+    with Nginx(args.nginx, source, work / "nginx-jobs", wheels[0].filename) as nginx:
+        report = work / "report-jobs.json"
+        write_report(report, wheels, nginx)
+        print(f"\n--jobs-test: 4 files of {args.size // 4 / K_MIB:.0f} MiB: "
+              f"wheelmod fetch --jobs 4 against 4 curl processes at once")
+        measure(args, work, nginx, wheels, report, {}, "4 files at once")
+        print("  (4 curls: wall until the last ends, CPU summed, RSS of the largest)")
+    shutil.rmtree(source)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wheelmod", required=True, help="the wheelmod binary (a Release build)")
+    parser.add_argument("--curl", default=shutil.which("curl"), help="curl (default: on PATH)")
+    parser.add_argument("--nginx", default="/usr/sbin/nginx")
+    parser.add_argument("--size", type=parse_size, default=parse_size("1G"),
+                        help="bytes of the wheel: 1G (default), 512M, 2GiB ...")
+    parser.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
+    parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()),
+                        help="where the temporary files go (removed at the end)")
+    parser.add_argument("--jobs-test", action="store_true", help="also 4 files, --jobs 4")
+    parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
+    parser.add_argument("--smoke", action="store_true",
+                        help="8 MiB, one round, check the bytes and the reported sha256")
+    args = parser.parse_args()
+    if args.smoke:
+        args.size, args.runs, args.jobs_test = 8 * K_MIB, 1, False
+    if args.runs < 1 or args.size < 4:
+        parser.error("--runs must be >= 1 and --size >= 4 bytes")
+    # Let SIGTERM/SIGHUP unwind like Ctrl-C, so nginx stops and files go.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
+
+    work_parent = args.work_dir.resolve()
+    work_parent.mkdir(parents=True, exist_ok=True)
+    hashers = {"sha256sum": ["sha256sum"]}
+    if shutil.which("openssl"):
+        hashers["openssl dgst -sha256"] = ["openssl", "dgst", "-sha256", "-r"]
+    try:
+        prctl(K_PR_SET_CHILD_SUBREAPER, 1)  # see LAUNCH
+        preflight(args, work_parent)
+        machine_facts(args, work_parent)
+        if args.build_type and args.build_type != "Release":
+            print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
+        with tempfile.TemporaryDirectory(prefix="bench-fetch-", dir=work_parent) as tmp:
+            main_part(args, Path(tmp), hashers)
+            if args.jobs_test:
+                jobs_part(args, Path(tmp))
+        print(f"\nload average at the end: {load_average()}")
+    except BenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if args.smoke:
+        tools = "curl and wheelmod" if args.curl else "wheelmod"
+        print(f"ok: {tools} wrote the served bytes; wheelmod reported the right sha256")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
