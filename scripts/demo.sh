@@ -25,6 +25,22 @@ show wheelmod resolve torch==2.6.0 torchvision torchaudio --toolchain foss-2024a
 "$wheelmod" resolve torch==2.6.0 torchvision torchaudio --toolchain foss-2024a \
   --accelerator cuda --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache"
 
+# The second half begins: review the resolution as JSON, then fetch exactly
+# what it lists — in parallel, each file's SHA-256 checked while it arrives,
+# landing as .part and renamed only once verified.
+wheels=$(mktemp -d)
+trap 'rm -rf "$cache" "$wheels"' EXIT
+show wheelmod resolve torch==2.6.0 torchvision --toolchain foss-2024a --accelerator cuda --index "$index" --format json '>' report.json
+"$wheelmod" resolve torch==2.6.0 torchvision --toolchain foss-2024a --accelerator cuda \
+  --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache" --format json \
+  >"$wheels/report.json"
+show wheelmod fetch --from-report report.json --dest wheels/
+"$wheelmod" fetch --from-report "$wheels/report.json" --dest "$wheels/dest" --cache-dir "$cache"
+# Again, into another directory: every wheel comes from the content-addressed
+# cache (a hard link), none from the index.
+show wheelmod fetch --from-report report.json --dest other/
+"$wheelmod" fetch --from-report "$wheels/report.json" --dest "$wheels/other" --cache-dir "$cache"
+
 # torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
 # it, and the report says so (first lines only).
 show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"
