@@ -95,8 +95,10 @@ nlohmann::json to_json(const resolve::ResolveReport& report, const fs::path& des
   for (std::size_t i = 0; i < report.wheels.size(); ++i) {
     const auto& wheel = report.wheels[i];
     const auto& result = batch.results[i];
-    json file{{"name", wheel.name},         {"version", wheel.version},
-              {"filename", wheel.filename}, {"url", wheel.url},
+    json file{{"name", wheel.name},
+              {"version", wheel.version},
+              {"filename", wheel.filename},
+              {"url", wheel.url},
               {"requested", wheel.requested}};
     if (!result) {
       file["outcome"] = "failed";
@@ -120,7 +122,7 @@ nlohmann::json to_json(const resolve::ResolveReport& report, const fs::path& des
   for (const auto& failure : batch.failures)
     failures.push_back(
         {{"subject", failure.subject()}, {"cause", failure.cause()}, {"hint", failure.hint()}});
-  return json{{"schema_version", 1}, {"dest", dest.string()},   {"files", files},
+  return json{{"schema_version", 1},  {"dest", dest.string()},      {"files", files},
               {"failures", failures}, {"received", batch.received}, {"warnings", warnings}};
 }
 
@@ -153,8 +155,8 @@ void run_fetch(const FetchOptions& options, CommandContext& context) {
 
   const fs::path dest = fs::absolute(options.dest).lexically_normal();
   // Two fetches into one directory would write the same .part files.
-  const auto lock = DirectoryLock::acquire(dest, ".wheelmod-fetch.lock",
-                                           [&](const std::string& line) { reporter.on_warning(line); });
+  const auto lock = DirectoryLock::acquire(
+      dest, ".wheelmod-fetch.lock", [&](const std::string& line) { reporter.on_warning(line); });
 
   std::vector<net::DownloadRequest> requests;
   for (const auto& wheel : report.wheels)
@@ -200,7 +202,8 @@ CommandRunner add_fetch_command(CLI::App& app) {
       ->required();
   sub->add_option("--jobs,-j", options->jobs, "Transfers at once (default: 4)");
   sub->add_option("--retries", options->retries,
-                  "Retries per file after a failure that brought no bytes (default: 5)");
+                  "Retries per file after failed attempts in a row (one that brought 1 MiB or more "
+                  "is progress, not a failure; default: 5)");
   sub->add_option("--stall-timeout", options->stall_timeout,
                   "Seconds without a byte before a transfer is retried (default: 60)");
   sub->add_option("--cacert", options->cacert,
@@ -210,10 +213,10 @@ CommandRunner add_fetch_command(CLI::App& app) {
   sub->add_flag("--require-hashes", options->require_hashes,
                 "Refuse (exit 5) when the index gives no SHA-256 for a wheel");
   sub->add_option("--format", options->format, "text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                              {"json", OutputFormat::json}},
-          CLI::ignore_case));
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
+                                                                      {"json", OutputFormat::json}},
+                                  CLI::ignore_case));
   return [options](CommandContext& context) { run_fetch(*options, context); };
 }
 

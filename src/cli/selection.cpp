@@ -97,8 +97,8 @@ std::string cache_dir_or_default(const std::string& given) {
 }
 
 void add_selection_options(CLI::App& sub, SelectionOptions& options, SpecArity specs) {
-  auto* spec = sub.add_option("SPEC", options.specs,
-                              "PEP 508 requirements, e.g. torch==2.6.0 torchvision");
+  auto* spec =
+      sub.add_option("SPEC", options.specs, "PEP 508 requirements, e.g. torch==2.6.0 torchvision");
   if (specs == SpecArity::required) spec->required();
   sub.add_option("--toolchain", options.toolchain,
                  "EasyBuild toolchain, e.g. foss-2024a (gives Python and CUDA versions)");
@@ -118,8 +118,8 @@ void add_selection_options(CLI::App& sub, SelectionOptions& options, SpecArity s
                "Select only the named projects; read no metadata (pins are not checked)");
 }
 
-resolve::ResolveReport resolve_selection(const SelectionOptions& options,
-                                         CommandContext& context, Reporter& reporter) {
+resolve::ResolveReport resolve_selection(const SelectionOptions& options, CommandContext& context,
+                                         Reporter& reporter) {
   const auto config = easybuild::SiteConfig::load(
       easybuild::SiteConfig::default_dir(),
       options.config_dir.empty() ? std::nullopt

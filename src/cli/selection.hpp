@@ -39,7 +39,7 @@ std::string cache_dir_or_default(const std::string& given);
 /// Resolves the selection against the index. Prints what the index cost
 /// ("index: N requests, ...") to context.err unless quiet. Throws
 /// UsageError (exit 2), UnsatisfiableError (3), IoError (4).
-resolve::ResolveReport resolve_selection(const SelectionOptions& options,
-                                         CommandContext& context, Reporter& reporter);
+resolve::ResolveReport resolve_selection(const SelectionOptions& options, CommandContext& context,
+                                         Reporter& reporter);
 
 }  // namespace wheelmod::cli

@@ -1,13 +1,14 @@
 #include "core/dir_lock.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string_view>
 #include <system_error>
+
+#include <sys/file.h>
 
 #include "core/errors.hpp"
 
@@ -44,8 +45,8 @@ DirectoryLock DirectoryLock::acquire(const std::filesystem::path& directory,
   const auto path = directory / name;
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (!fd)
-    throw IoError(path.string(), std::string("cannot create the lock file: ") +
-                                     std::strerror(errno),
+    throw IoError(path.string(),
+                  std::string("cannot create the lock file: ") + std::strerror(errno),
                   "check that the directory is writable");
   if (flock_retrying(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK)

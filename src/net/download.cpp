@@ -111,8 +111,8 @@ class Batch {
                                      .attempts = 0});
         return true;
       }
-      m_reporter.on_warning(request.destination.string() + " exists with another SHA-256 (" +
-                            hex + "); fetching it again");
+      m_reporter.on_warning(request.destination.string() + " exists with another SHA-256 (" + hex +
+                            "); fetching it again");
     }
     if (m_cache && request.sha256) {
       std::string problem;
@@ -156,8 +156,8 @@ class Batch {
 
   void queue_transfer(std::size_t index) {
     const auto& request = m_requests[index];
-    auto transfer = std::make_unique<Transfer>(request, index, m_options, m_settings, m_ca,
-                                               m_reporter);
+    auto transfer =
+        std::make_unique<Transfer>(request, index, m_options, m_settings, m_ca, m_reporter);
     // Resume only what this URL left: the validator is that server's word
     // for that file, and is meaningless for another.
     if (const auto leftover = find_leftover(request.destination);
@@ -218,8 +218,8 @@ class Batch {
     if (active < m_options.jobs) {
       const auto now = SteadyClock::now();
       for (const Transfer* transfer : m_waiting) {
-        const auto due = std::chrono::duration_cast<std::chrono::milliseconds>(
-            transfer->not_before() - now);
+        const auto due =
+            std::chrono::duration_cast<std::chrono::milliseconds>(transfer->not_before() - now);
         timeout = std::min(timeout, std::max(due, std::chrono::milliseconds(0)));
       }
     }
@@ -252,16 +252,17 @@ class Batch {
         // replaced in between with no validator to tell would show up
         // here. One fresh, whole download settles it.
         m_restarted.insert(transfer.index());
-        m_reporter.on_warning(request.label + ": the resumed file does not verify; downloading "
-                                              "it again from the start");
+        m_reporter.on_warning(request.label +
+                              ": the resumed file does not verify; downloading "
+                              "it again from the start");
         transfer.restart();
         m_waiting.push_back(&transfer);
         return;
       }
-      verify_and_commit(transfer.index(), transfer.task(), digest, error ? 0 : size,
-                        transfer.resumed_from() ? DownloadOutcome::resumed
-                                                : DownloadOutcome::downloaded,
-                        transfer.received(), transfer.attempts(), transfer.resumed_from());
+      verify_and_commit(
+          transfer.index(), transfer.task(), digest, error ? 0 : size,
+          transfer.resumed_from() ? DownloadOutcome::resumed : DownloadOutcome::downloaded,
+          transfer.received(), transfer.attempts(), transfer.resumed_from());
     } catch (const Error& error) {
       m_result.failures.push_back(error);
     }
@@ -284,8 +285,8 @@ class Batch {
     if (request.sha256 && digest != *request.sha256) {
       remove_part(request.destination);
       m_reporter.on_fail(task, "SHA-256 mismatch");
-      throw IntegrityError(mask_credentials(request.url),
-                           "SHA-256 mismatch: the file was not kept", integrity_hint())
+      throw IntegrityError(mask_credentials(request.url), "SHA-256 mismatch: the file was not kept",
+                           integrity_hint())
           .with_detail("the index says " + *request.sha256)
           .with_detail("the file has   " + digest + " (" + std::to_string(size) + " bytes)");
     }
@@ -331,8 +332,7 @@ DownloadBatch download_all(const std::vector<DownloadRequest>& requests,
   std::set<fs::path> destinations;
   for (const auto& request : requests)
     if (!destinations.insert(request.destination.lexically_normal()).second)
-      throw std::invalid_argument("download_all: two requests for " +
-                                  request.destination.string());
+      throw std::invalid_argument("download_all: two requests for " + request.destination.string());
   DownloadOptions checked = options;
   checked.jobs = std::max(checked.jobs, 1U);
   checked.attempts = std::max(checked.attempts, 1U);

@@ -19,11 +19,11 @@ namespace wheelmod::net {
 
 /// One file to fetch.
 struct DownloadRequest {
-  std::string url;                       // http(s)://, file:// or a path
-  std::filesystem::path destination;     // final path; NAME.part beside it while in flight
-  std::optional<std::string> sha256;     // lower-case hex from the index; nullopt: none given
-  std::optional<std::uint64_t> size;     // from the index, when it says
-  std::string label;                     // for progress and messages (the file name)
+  std::string url;                    // http(s)://, file:// or a path
+  std::filesystem::path destination;  // final path; NAME.part beside it while in flight
+  std::optional<std::string> sha256;  // lower-case hex from the index; nullopt: none given
+  std::optional<std::uint64_t> size;  // from the index, when it says
+  std::string label;                  // for progress and messages (the file name)
 };
 
 /// How a file came to be at its destination.
@@ -37,20 +37,22 @@ std::string_view outcome_text(DownloadOutcome outcome);
 
 struct DownloadResult {
   std::filesystem::path path;
-  std::string sha256;  // the digest of the file as written (lower-case hex)
+  std::string sha256;             // the digest of the file as written (lower-case hex)
   bool sha256_from_index = true;  // false: the index gave none, this one was computed
   std::uint64_t size = 0;
   DownloadOutcome outcome = DownloadOutcome::downloaded;
   std::uint64_t received = 0;  // body bytes off the network in this run (retries included)
   std::optional<std::uint64_t> resumed_from;  // the .part size an earlier run left
-  unsigned attempts = 0;       // requests sent for this file
+  unsigned attempts = 0;                      // requests sent for this file
 };
 
 struct DownloadOptions {
   /// Transfers at once.
   unsigned jobs = 4;
-  /// Requests per file, the first included; a request that resumes after
-  /// a dropped connection counts as one more.
+  /// Failed requests in a row per file, the first included, before it is
+  /// given up. A request that brought at least 1 MiB before it broke is
+  /// progress and starts the count again (the next one resumes from there);
+  /// in all, a file gets at most 10 times this many requests.
   unsigned attempts = 5;
   /// First backoff; doubled each retry, with jitter; `Retry-After` wins.
   std::chrono::milliseconds backoff{500};

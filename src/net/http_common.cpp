@@ -174,9 +174,9 @@ std::chrono::milliseconds retry_delay(std::chrono::milliseconds base, unsigned f
   constexpr std::chrono::milliseconds k_max_retry_after{60'000};
   constexpr std::chrono::milliseconds k_max_backoff{30'000};
   if (retry_after) return std::min(*retry_after, k_max_retry_after);
-  const double scaled = static_cast<double>(base.count()) *
-                        static_cast<double>(1ULL << std::min(failures == 0 ? 0U : failures - 1, 20U)) *
-                        jitter;
+  const double scaled =
+      static_cast<double>(base.count()) *
+      static_cast<double>(1ULL << std::min(failures == 0 ? 0U : failures - 1, 20U)) * jitter;
   return std::min(std::chrono::milliseconds(static_cast<std::int64_t>(scaled)), k_max_backoff);
 }
 

@@ -2,7 +2,6 @@
 
 #include <curl/curl.h>
 
-
 #include "net/curl_handle.hpp"
 
 namespace wheelmod::net {

@@ -50,7 +50,7 @@ class StreamHasher {
 
   std::mutex m_mutex;
   std::condition_variable m_changed;
-  std::deque<std::vector<char>> m_queue;  // full blocks waiting for the thread
+  std::deque<std::vector<char>> m_queue;   // full blocks waiting for the thread
   std::vector<std::vector<char>> m_spare;  // hashed blocks, reused
   std::vector<char> m_filling;             // the block feed() appends to
   bool m_closing = false;

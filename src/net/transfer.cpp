@@ -1,12 +1,13 @@
 #include "net/transfer.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <random>
+
+#include <sys/stat.h>
 
 #include "hash/sha256.hpp"
 #include "net/part_file.hpp"
@@ -18,6 +19,10 @@ namespace {
 // The write buffer libcurl hands over per callback: big enough that the
 // per-call work (a write(2), a memcpy for the hasher) is noise.
 constexpr long k_buffer_size = 256 * 1024;
+// What an attempt must bring to count as progress rather than a failure,
+// and how many times `attempts` a file may take in all.
+constexpr std::uint64_t k_progress_bytes = 1024 * 1024;
+constexpr unsigned k_attempts_cap_factor = 10;
 
 std::size_t body_callback(char* data, std::size_t size, std::size_t count, void* user) {
   return static_cast<Transfer*>(user)->on_body(data, size * count);
@@ -175,8 +180,7 @@ void Transfer::decide_body_target() {
       // Not the continuation that was asked for: start over, whole.
       m_abort = IoError(mask_credentials(m_request.url),
                         "asked for bytes " + std::to_string(have()) + "-, got '" +
-                            std::string(header("content-range").value_or("no Content-Range")) +
-                            "'",
+                            std::string(header("content-range").value_or("no Content-Range")) + "'",
                         "the server's range support is broken; report it to the index's operators");
       m_abort_restarts = true;
       return;
@@ -214,9 +218,9 @@ void Transfer::decide_body_target() {
         std::error_code ignored;
         std::filesystem::remove(resume_info_path(m_request.destination), ignored);
       } else {
-        write_resume_info(m_request.destination, ResumeInfo{.url = m_request.url,
-                                                            .validator = m_validator,
-                                                            .size = m_total});
+        write_resume_info(
+            m_request.destination,
+            ResumeInfo{.url = m_request.url, .validator = m_validator, .size = m_total});
       }
     } catch (const Error& error) {
       m_abort = error;
@@ -268,11 +272,14 @@ std::size_t Transfer::on_body(const char* data, std::size_t size) {
 
 void Transfer::schedule_retry(std::string cause, std::string hint,
                               std::optional<std::chrono::milliseconds> retry_after) {
-  // An attempt that moved the file forward is progress, not a failure: a
-  // proxy that drops a 4 GB transfer every few hundred MB still gets it
-  // there. Only attempts in a row that bring nothing count.
-  m_failures_in_a_row = m_attempt_bytes > 0 ? 1 : m_failures_in_a_row + 1;
-  if (m_failures_in_a_row >= m_options.attempts) {
+  // An attempt that moved the file forward by a real amount is progress,
+  // not a failure: a proxy that drops a 4 GB transfer every few hundred MB
+  // still gets it there. A trickle (a server that sends a little, then
+  // stalls) is not progress, and a hard cap bounds even a slow drip.
+  const bool progressed = m_attempt_bytes >= k_progress_bytes;
+  m_failures_in_a_row = progressed ? 1 : m_failures_in_a_row + 1;
+  if (m_failures_in_a_row >= m_options.attempts ||
+      m_attempts >= m_options.attempts * k_attempts_cap_factor) {
     m_failure = IoError(mask_credentials(m_request.url),
                         cause + " (after " + std::to_string(m_attempts) +
                             (m_attempts == 1 ? " attempt)" : " attempts)"),
@@ -303,9 +310,9 @@ AttemptVerdict Transfer::end_attempt(CURLcode code) {
     return AttemptVerdict::failed;
   }
   if (code != CURLE_OK) {
-    const bool stalled = m_stall.stalled() ||
-                         (code == CURLE_OPERATION_TIMEDOUT &&
-                          std::string_view(m_error).find("too slow") != std::string_view::npos);
+    const bool stalled =
+        m_stall.stalled() || (code == CURLE_OPERATION_TIMEDOUT &&
+                              std::string_view(m_error).find("too slow") != std::string_view::npos);
     std::string cause = stalled ? stall_text(m_settings.stall_timeout) : curl_easy_strerror(code);
     if (!stalled && m_error[0] != '\0') cause += std::string(": ") + m_error;
     if (!stalled && classify(code) == TransportFailure::permanent) {

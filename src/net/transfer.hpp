@@ -107,7 +107,7 @@ class Transfer {
   std::string m_reason;
   BodyTarget m_target = BodyTarget::undecided;
   std::uint64_t m_attempt_bytes = 0;
-  std::optional<Error> m_abort;  // why on_body stopped the transfer
+  std::optional<Error> m_abort;   // why on_body stopped the transfer
   bool m_abort_restarts = false;  // the abort asks for a fresh start, not a failure
   StallWatch m_stall;
   char m_error[CURL_ERROR_SIZE] = {};

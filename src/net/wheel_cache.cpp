@@ -46,8 +46,8 @@ std::optional<WheelCache::Placed> WheelCache::place(std::string_view sha256,
       return std::nullopt;
     }
     if (::rename(temporary.c_str(), destination.c_str()) != 0)
-      throw IoError(destination.string(), std::string("cannot rename into place: ") +
-                                              std::strerror(errno));
+      throw IoError(destination.string(),
+                    std::string("cannot rename into place: ") + std::strerror(errno));
     placed.size = digest.size;
     return placed;
   } catch (const Error& failure) {

@@ -11,7 +11,6 @@ tests/golden/resolve/<scenario>.<ext> after replacing volatile parts
 digests). Set
 WHEELMOD_UPDATE_GOLDEN=1 to rewrite the golden files, then review the diff.
 """
-import argparse
 import json
 import os
 import re
@@ -19,18 +18,11 @@ import subprocess
 import sys
 import tempfile
 
+from scenario_support import Failure, check, scenario_main
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "resolve")
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 class Runner:
@@ -275,19 +267,7 @@ SCENARIOS = {f.__name__: f for f in (
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--wheelmod", required=True)
-    parser.add_argument("--sample", required=True)
-    parser.add_argument("--http-state")
-    parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    args = parser.parse_args()
-    try:
-        SCENARIOS[args.scenario](Runner(args))
-    except Failure as failure:
-        print("FAIL:", failure)
-        return 1
-    print("ok")
-    return 0
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
 
 
 if __name__ == "__main__":

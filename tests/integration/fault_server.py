@@ -8,29 +8,63 @@
   fault_server.py stop --state DIR
   fault_server.py serve --root DIR --state DIR ...   (what start runs)
 
-It serves files under DIR (percent-decoded paths, single byte ranges
-honoured) and misbehaves by path prefix; TOKEN keeps the counters of
-concurrent tests apart:
+Sources. A path that no prefix below claims is a file under DIR
+(percent-decoded; a directory means its index.html). `/gen/SIZE/SEED/NAME`
+is SIZE bytes of pseudo-random content, the same for the same SIZE and SEED
+(random.Random(SEED).randbytes(SIZE)); `/gensha/SIZE/SEED` answers its
+SHA-256 as hex text. Served bodies carry a strong ETag and Last-Modified,
+and honour one `Range: bytes=N-`, `N-M` or `-N` unless If-Range names
+another validator (RFC 9110 §13.1.5: then the whole body, 200).
 
+Faults are prefixes that wrap whatever path follows, so they compose
+(`/throttle/2000000/gen/33554432/7/big.whl`, `/once/drop/1/TOKEN/whl/...`).
+TOKEN keeps the counters and logs of concurrent tests apart. A body fault
+applies to what would have been sent (the range, or the whole body):
+
+  /drop/PATH               full Content-Length, half the body, then close
+  /reset/PATH              as drop, then a TCP reset (SO_LINGER 0), not a close
+  /short/PATH              all but the last few bytes, then a clean close
+  /wrong/PATH              right length and headers, some bytes in the middle changed
+  /stall/PATH              half the body, then nothing for 5 s, then close
+  /norange/PATH            Range ignored: always 200 with the whole body
+  /throttle/BPS/PATH       sent at about BPS bytes per second
+  /newetag/TOKEN/PATH      a new ETag on every request, so If-Range never matches
+  /once/FAULT/N/TOKEN/PATH FAULT for the first N requests, then PATH as it is;
+                           FAULT: drop reset short wrong stall, or 500, 503
+                           (Retry-After: 0), 429 (Retry-After: 1)
   /flaky/N/TOKEN/PATH      503 + Retry-After: 0 for the first N requests, then PATH
   /ratelimit/N/TOKEN/PATH  429 + Retry-After: 1 for the first N requests, then PATH
-  /down/PATH               always 503 (Retry-After: 0)
-  /status/CODE/PATH        always CODE
+  /tag/TOKEN/PATH          PATH as it is, logged under TOKEN
   /s3/PATH                 PATH, or 403 + application/xml when missing (download.pytorch.org)
-  /norange/PATH            PATH, always 200 with the whole body (Range ignored)
-  /stall/PATH              headers and 10 bytes, then nothing for 5 s, then close
-  /drop/PATH               headers (full Content-Length) and half the body, then close
+  /down/...                always 503 (Retry-After: 0)
+  /status/CODE/...         always CODE
   /redirect/PATH           302 to /PATH
+
+A body fault over a missing file uses 1000 filler bytes instead of a 404.
+Queries:
+
   /count/TOKEN             how many requests carried TOKEN so far (text)
+  /log/TOKEN               JSON list, one object per request that carried TOKEN
+                           (in a once, flaky, ratelimit, newetag or tag prefix):
+                           path, range, if_range (the headers or null), status,
+                           etag, sent (body bytes written so far)
 
 The server exits by itself after --idle seconds without a request or
 --lifetime seconds in all, so a crashed test run leaves nothing behind.
+Standard library only.
 """
 import argparse
+import dataclasses
+import email.utils
+import hashlib
 import http.server
+import json
 import os
+import random
 import re
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -39,6 +73,14 @@ import urllib.parse
 import urllib.request
 
 STALL_S = 5
+RESET_DELAY_S = 0.2  # lets the client read what came before the reset
+SHORT_BY = 64        # bytes a `short` body lacks (at most half of it)
+WRONG_BYTES = 16     # bytes a `wrong` body has inverted
+FILLER = b"x" * 1000
+BODY_FAULTS = ("drop", "reset", "short", "wrong", "stall")
+RETRY_AFTER = {503: "0", 429: "1"}
+GEN_DATE = "Mon, 01 Jan 2024 00:00:00 GMT"
+CHUNK = 1 << 20
 DEFAULT_LIFETIME_S = 1800
 DEFAULT_IDLE_S = 600
 SOCKET_TIMEOUT_S = 10
@@ -49,6 +91,9 @@ class State:
         self.root = root
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
+        self.logs: dict[str, list[dict]] = {}
+        self.generated: dict[tuple[int, int], tuple[bytes, str]] = {}
+        self.generate_lock = threading.Lock()  # apart from `lock`: counters stay quick meanwhile
         self.last_request = time.monotonic()
 
     def count(self, token: str) -> int:
@@ -57,6 +102,41 @@ class State:
             before = self.counts.get(token, 0)
             self.counts[token] = before + 1
             return before
+
+    def generate(self, size: int, seed: int) -> tuple[bytes, str]:
+        """The generated body for (size, seed) and its SHA-256 hex, made once."""
+        with self.generate_lock:  # held while generating: a second request waits, not redoes it
+            key = (size, seed)
+            if key not in self.generated:
+                data = random.Random(seed).randbytes(size)
+                self.generated[key] = (data, hashlib.sha256(data).hexdigest())
+            return self.generated[key]
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the prefixes asked of one response."""
+    body_fault: str | None = None
+    ranges: bool = True
+    rate: int | None = None        # bytes per second
+    etag_token: str | None = None  # newetag
+    missing: int = 404
+    entries: list[dict] = dataclasses.field(default_factory=list)  # log entries of this request
+
+
+def parse_range(value: str, size: int) -> tuple[int, int] | str | None:
+    """(first, last) of one byte range, "unsatisfiable", or None to ignore the header."""
+    match = re.fullmatch(r"bytes=(\d*)-(\d*)", value.strip())
+    if not match or not (match.group(1) or match.group(2)):
+        return None  # several ranges or another unit: a server may ignore Range (RFC 9110 §14.2)
+    if match.group(1):
+        first = int(match.group(1))
+        last = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+        if match.group(2) and int(match.group(2)) < first:
+            return None  # invalid range-spec: ignored
+        return "unsatisfiable" if first >= size else (first, last)
+    suffix = int(match.group(2))
+    return "unsatisfiable" if suffix == 0 or size == 0 else (max(0, size - suffix), size - 1)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -73,97 +153,192 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):  # noqa: N802
         self.handle_request(send_body=True)
 
-    def simple(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, send_body=True):
-        self.send_response(code)
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if send_body:
-            self.wfile.write(body)
-
-    def file_bytes(self, relpath: str) -> bytes | None:
-        path = os.path.normpath(os.path.join(self.state.root, relpath.lstrip("/")))
-        if not path.startswith(os.path.normpath(self.state.root) + os.sep):
-            return None
-        if os.path.isdir(path):
-            path = os.path.join(path, "index.html")
-        try:
-            with open(path, "rb") as handle:
-                return handle.read()
-        except OSError:
-            return None
-
-    def serve_file(self, relpath: str, send_body: bool, ranges: bool = True, missing: int = 404):
-        data = self.file_bytes(relpath)
-        if data is None:
-            if missing == 403:
-                self.simple(403, b"<?xml version='1.0'?><Error><Code>AccessDenied</Code></Error>",
-                            {"Content-Type": "application/xml"}, send_body)
-            else:
-                self.simple(404, b"not found\n", {"Content-Type": "text/plain"}, send_body)
-            return
-        kind = "text/html" if relpath.endswith(("/", ".html")) else "application/octet-stream"
-        match = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", "")) if ranges else None
-        if match and (match.group(1) or match.group(2)):
-            size = len(data)
-            if match.group(1):
-                first = int(match.group(1))
-                last = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
-            else:
-                first, last = max(0, size - int(match.group(2))), size - 1
-            if first >= size or last < first:
-                self.simple(416, b"", {"Content-Range": f"bytes */{size}"}, send_body)
-                return
-            self.simple(206, data[first : last + 1],
-                        {"Content-Type": kind, "Content-Range": f"bytes {first}-{last}/{size}"}, send_body)
-            return
-        self.simple(200, data, {"Content-Type": kind}, send_body)
-
     def handle_request(self, send_body: bool):
         self.state.last_request = time.monotonic()
         path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
-        parts = path.lstrip("/").split("/")
-        mode = parts[0]
-        if mode in ("flaky", "ratelimit") and len(parts) >= 4:
-            limit, token, rest = int(parts[1]), parts[2], "/".join(parts[3:])
-            if self.state.count(token) < limit:
-                code, after = (503, "0") if mode == "flaky" else (429, "1")
-                self.simple(code, b"try again\n", {"Retry-After": after}, send_body)
+        try:
+            self.route(path.lstrip("/").split("/"), Plan(), send_body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away; nothing to answer
+
+    # -- bookkeeping ------------------------------------------------------
+
+    def log_to(self, plan: Plan, token: str):
+        entry = {"path": self.path, "range": self.headers.get("Range"),
+                 "if_range": self.headers.get("If-Range"), "status": None, "etag": None, "sent": 0}
+        with self.state.lock:
+            self.state.logs.setdefault(token, []).append(entry)
+        plan.entries.append(entry)
+
+    def note(self, plan: Plan, **fields):
+        with self.state.lock:
+            for entry in plan.entries:
+                for name, value in fields.items():
+                    entry[name] = entry[name] + value if name == "sent" else value
+
+    # -- routing ----------------------------------------------------------
+
+    def route(self, parts: list[str], plan: Plan, send_body: bool):
+        """Consumes fault prefixes into `plan`, then answers from the source that remains."""
+        while True:
+            mode, args = (parts[0], parts[1:]) if parts else ("", [])
+            if mode in ("flaky", "ratelimit") and len(args) >= 3:
+                self.log_to(plan, args[1])
+                if self.state.count(args[1]) < int(args[0]):
+                    return self.status(plan, 503 if mode == "flaky" else 429, send_body)
+                parts = args[2:]
+            elif mode == "once" and len(args) >= 4 and (args[0] in BODY_FAULTS or args[0].isdigit()):
+                self.log_to(plan, args[2])
+                if self.state.count(args[2]) < int(args[1]):
+                    if args[0].isdigit():
+                        return self.status(plan, int(args[0]), send_body)
+                    plan.body_fault = args[0]
+                parts = args[3:]
+            elif mode in BODY_FAULTS:
+                plan.body_fault, parts = mode, args
+            elif mode == "norange":
+                plan.ranges, parts = False, args
+            elif mode == "throttle" and args and args[0].isdigit():
+                plan.rate, parts = max(1, int(args[0])), args[1:]
+            elif mode == "newetag" and args:
+                plan.etag_token = args[0]
+                self.log_to(plan, args[0])
+                parts = args[1:]
+            elif mode == "tag" and args:
+                self.log_to(plan, args[0])
+                parts = args[1:]
+            elif mode == "s3":
+                plan.missing, parts = 403, args
+            elif mode == "down":
+                return self.status(plan, 503, send_body)
+            elif mode == "status" and args and args[0].isdigit():
+                return self.status(plan, int(args[0]), send_body)
+            elif mode == "redirect":
+                return self.reply(plan, 302, b"", {"Location": "/" + "/".join(args)}, send_body)
+            elif mode == "count" and len(args) == 1:
+                with self.state.lock:
+                    body = str(self.state.counts.get(args[0], 0)).encode()
+                return self.reply(plan, 200, body, {"Content-Type": "text/plain"}, send_body)
+            elif mode == "log" and len(args) == 1:
+                with self.state.lock:
+                    body = json.dumps(self.state.logs.get(args[0], [])).encode()
+                return self.reply(plan, 200, body, {"Content-Type": "application/json"}, send_body)
+            elif mode == "gensha" and len(args) == 2 and all(a.isdigit() for a in args):
+                digest = self.state.generate(int(args[0]), int(args[1]))[1]
+                return self.reply(plan, 200, digest.encode(), {"Content-Type": "text/plain"}, send_body)
+            elif mode == "gen" and len(args) >= 3 and args[0].isdigit() and args[1].isdigit():
+                data = self.state.generate(int(args[0]), int(args[1]))[0]
+                return self.serve(plan, data, f'"gen-{args[0]}-{args[1]}"', GEN_DATE,
+                                  "application/octet-stream", send_body)
             else:
-                self.serve_file(rest, send_body)
-        elif mode == "down":
-            self.simple(503, b"down\n", {"Retry-After": "0"}, send_body)
-        elif mode == "status" and len(parts) >= 2:
-            self.simple(int(parts[1]), b"status\n", {}, send_body)
-        elif mode == "s3":
-            self.serve_file("/".join(parts[1:]), send_body, missing=403)
-        elif mode == "norange":
-            self.serve_file("/".join(parts[1:]), send_body, ranges=False)
-        elif mode == "stall":
-            self.send_response(200)
-            self.send_header("Content-Length", "1000")
-            self.end_headers()
-            self.wfile.write(b"0123456789")
-            self.wfile.flush()
+                return self.serve_file(plan, "/".join(parts), send_body)
+
+    def status(self, plan: Plan, code: int, send_body: bool):
+        headers = {"Retry-After": RETRY_AFTER[code]} if code in RETRY_AFTER else {}
+        self.reply(plan, code, f"status {code}\n".encode(), headers, send_body)
+
+    def reply(self, plan: Plan, code: int, body: bytes, headers: dict[str, str], send_body: bool):
+        self.send_response(code)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.note(plan, status=code)
+        if send_body:
+            self.wfile.write(body)
+            self.note(plan, sent=len(body))
+
+    def serve_file(self, plan: Plan, relpath: str, send_body: bool):
+        root = os.path.normpath(self.state.root)
+        path = os.path.normpath(os.path.join(root, relpath))
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        try:
+            if not path.startswith(root + os.sep):
+                raise FileNotFoundError(path)
+            with open(path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                data = handle.read()
+        except OSError:
+            if plan.body_fault:
+                return self.serve(plan, FILLER, '"filler"', GEN_DATE, "application/octet-stream", send_body)
+            if plan.missing == 403:
+                return self.reply(plan, 403, b"<?xml version='1.0'?><Error><Code>AccessDenied</Code></Error>",
+                                  {"Content-Type": "application/xml"}, send_body)
+            return self.reply(plan, 404, b"not found\n", {"Content-Type": "text/plain"}, send_body)
+        kind = "text/html" if path.endswith(".html") else "application/octet-stream"
+        self.serve(plan, data, f'"{info.st_size:x}-{info.st_mtime_ns:x}"',
+                   email.utils.formatdate(info.st_mtime, usegmt=True), kind, send_body)
+
+    # -- serving a body ---------------------------------------------------
+
+    def if_range_matches(self, etag: str, last_modified: str) -> bool:
+        """RFC 9110 §13.1.5: an entity-tag matches by strong comparison, a date exactly."""
+        value = self.headers.get("If-Range")
+        if value is None:
+            return True
+        value = value.strip()
+        return value == (etag if value.startswith(('"', "W/")) else last_modified)
+
+    def serve(self, plan: Plan, data: bytes, etag: str, last_modified: str, kind: str, send_body: bool):
+        if plan.etag_token:
+            etag = f'{etag[:-1]}-n{self.state.count("newetag:" + plan.etag_token)}"'
+        size, first, last, code = len(data), 0, len(data) - 1, 200
+        headers = {"Content-Type": kind, "ETag": etag, "Last-Modified": last_modified,
+                   "Accept-Ranges": "bytes" if plan.ranges else "none"}
+        wanted = self.headers.get("Range")
+        if plan.ranges and wanted is not None and self.if_range_matches(etag, last_modified):
+            chosen = parse_range(wanted, size)
+            if chosen == "unsatisfiable":
+                return self.reply(plan, 416, b"", {"Content-Range": f"bytes */{size}"}, send_body)
+            if chosen:
+                (first, last), code = chosen, 206
+                headers["Content-Range"] = f"bytes {first}-{last}/{size}"
+        body = memoryview(data)[first : last + 1]
+        if plan.body_fault == "wrong" and body:
+            changed = bytearray(body)
+            middle = len(changed) // 2
+            for index in range(middle, min(middle + WRONG_BYTES, len(changed))):
+                changed[index] ^= 0xFF
+            body = memoryview(bytes(changed))
+        self.send_response(code)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.note(plan, status=code, etag=etag)
+        if not send_body:
+            return
+        count = len(body)
+        if plan.body_fault in ("drop", "reset", "stall"):
+            count = len(body) // 2
+        elif plan.body_fault == "short":
+            count = len(body) - min(SHORT_BY, len(body) // 2)
+        self.send_paced(plan, body[:count])
+        if plan.body_fault == "stall":
             time.sleep(STALL_S)
+        if plan.body_fault == "reset":
+            time.sleep(RESET_DELAY_S)
+            # Linger 0: close() aborts the connection with RST instead of FIN.
+            # The socket closes for real once rfile lets go of it, before the
+            # server's own shutdown(SHUT_WR) could send a FIN.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        if plan.body_fault in BODY_FAULTS and plan.body_fault != "wrong":
             self.close_connection = True
-        elif mode == "drop":
-            data = self.file_bytes("/".join(parts[1:])) or b"x" * 1000
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data[: len(data) // 2])
-            self.wfile.flush()
-            self.close_connection = True
-        elif mode == "redirect":
-            self.simple(302, b"", {"Location": "/" + "/".join(parts[1:])}, send_body)
-        elif mode == "count" and len(parts) == 2:
-            with self.state.lock:
-                body = str(self.state.counts.get(parts[1], 0)).encode()
-            self.simple(200, body, {"Content-Type": "text/plain"}, send_body)
-        else:
-            self.serve_file(path, send_body)
+
+    def send_paced(self, plan: Plan, body: memoryview):
+        """Writes body, at about plan.rate bytes per second when set."""
+        chunk = max(1, plan.rate // 20) if plan.rate else CHUNK
+        started = time.monotonic()
+        for offset in range(0, len(body), chunk):
+            piece = body[offset : offset + chunk]
+            self.wfile.write(piece)
+            self.note(plan, sent=len(piece))
+            if plan.rate:
+                ahead = (offset + len(piece)) / plan.rate - (time.monotonic() - started)
+                if ahead > 0:
+                    time.sleep(ahead)
 
 
 def serve(args) -> int:

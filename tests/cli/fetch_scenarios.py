@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""`wheelmod fetch` end to end: the real binary, real files, real servers.
+
+    fetch_scenarios.py --wheelmod BIN --sample DIR [--http-state DIR]
+                       [--fault-state DIR] SCENARIO
+
+The sample index is read as files (file://) or through the nginx fixture
+(--http-state); the fault server (--fault-state) gives large generated
+files, throttled transfers and failures. Every scenario checks the exit
+code, what is in the destination (nothing half-written, no .part where a
+file was finished) and the SHA-256 of what arrived, computed here.
+"""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from scenario_support import Failure, check, scenario_main
+
+CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_text(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read().strip()
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.sample = args.sample
+        self.index = "file://" + os.path.join(args.sample, "whl")
+        self.work = tempfile.mkdtemp(prefix="wheelmod-fetch-")
+        self.cache = os.path.join(self.work, "cache")
+        self.http_state = args.http_state
+        self.fault_state = args.fault_state
+        # The servers are local: a proxy from the environment must not get these requests.
+        os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, *args, expect=0):
+        command = [self.wheelmod, "fetch", "--cache-dir", self.cache, *args]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        print("ran:", " ".join(command), "->", result.returncode)
+        if result.returncode != expect:
+            print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
+            raise Failure(f"exit code {result.returncode}, expected {expect}")
+        return result
+
+    def json(self, *args):
+        return json.loads(self.run(*args, "--format", "json").stdout)
+
+    def fault_url(self):
+        check(self.fault_state, "this scenario needs --fault-state (the fault server fixture)")
+        return read_text(os.path.join(self.fault_state, "url"))
+
+    def nginx_url(self):
+        check(self.http_state, "this scenario needs --http-state (the nginx fixture)")
+        return read_text(os.path.join(self.http_state, "url"))
+
+    def report_file(self, name, wheels):
+        """A minimal resolve report (docs/resolve-report.md) listing `wheels`."""
+        path = self.path(name)
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({"schema_version": 1, "index": "test", "specs": [], "wheels": wheels}, handle)
+        return path
+
+
+def wheel_entry(filename, url, sha256, size=None):
+    name, version = filename.split("-")[:2]
+    return {"name": name.lower().replace("_", "-"), "version": version, "filename": filename,
+            "url": url, "sha256": sha256, "size": size}
+
+
+def listing(directory):
+    return sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+
+
+def assert_clean(directory, expected_files):
+    """Exactly these wheels (plus the lock file): no .part, no temporaries."""
+    names = [n for n in listing(directory) if n != ".wheelmod-fetch.lock"]
+    check(names == sorted(expected_files), f"{directory} holds {names}, expected {sorted(expected_files)}")
+
+
+def cuda_stack(r):
+    """Resolve and fetch from the file:// sample; again (present); into a new dir (cache)."""
+    dest = r.path("stack")
+    report = r.json("torch", "torchvision", *CUDA, "--index", r.index, "--dest", dest)
+    files = report["files"]
+    check(len(files) >= 3, f"expected torch, torchvision and bundled wheels, got {files}")
+    check(any(not f["requested"] for f in files), "no bundled wheel (triton/sympy) was fetched")
+    for f in files:
+        check(f["outcome"] == "downloaded", f"{f['filename']}: outcome {f['outcome']}")
+        check(f["sha256_source"] == "index", f"{f['filename']}: hash from {f['sha256_source']}")
+        check(sha256_of(f["path"]) == f["sha256"], f"{f['filename']}: bytes do not match sha256")
+        check(os.path.dirname(f["path"]) == dest, f"{f['path']} is not in {dest}")
+    assert_clean(dest, [f["filename"] for f in files])
+
+    again = r.json("torch", "torchvision", *CUDA, "--index", r.index, "--dest", dest)
+    check(all(f["outcome"] == "present" and f["received"] == 0 for f in again["files"]),
+          f"second run: {[(f['filename'], f['outcome']) for f in again['files']]}")
+
+    other = r.path("stack2")
+    cached = r.json("torch", "torchvision", *CUDA, "--index", r.index, "--dest", other)
+    check(all(f["outcome"] == "cached" for f in cached["files"]),
+          f"new directory, same cache: {[(f['filename'], f['outcome']) for f in cached['files']]}")
+    for f in cached["files"]:
+        check(sha256_of(f["path"]) == f["sha256"], f"{f['filename']}: cached bytes differ")
+
+
+def from_report(r):
+    """resolve --format json, then fetch --from-report: exactly the reviewed wheels."""
+    resolved = subprocess.run([r.wheelmod, "resolve", "torch==2.5.1", *CUDA, "--index", r.index,
+                               "--cache-dir", r.cache, "--format", "json"],
+                              capture_output=True, text=True, timeout=120, check=True).stdout
+    report_path = r.path("reviewed.json")
+    with open(report_path, "w", encoding="utf-8") as handle:
+        handle.write(resolved)
+    wanted = {w["filename"]: w["sha256"] for w in json.loads(resolved)["wheels"]}
+    dest = r.path("from-report")
+    fetched = r.json("--from-report", report_path, "--dest", dest, "--no-cache")
+    got = {f["filename"]: f["sha256"] for f in fetched["files"]}
+    check(got == wanted, f"fetched {got}, the report lists {wanted}")
+    for name, digest in wanted.items():
+        check(sha256_of(os.path.join(dest, name)) == digest, f"{name}: bytes do not match")
+    assert_clean(dest, list(wanted))
+
+
+def http(r):
+    """The same stack over nginx; text output names each file with its digest."""
+    dest = r.path("http")
+    result = r.run("torch", *CUDA, "--index", r.nginx_url(), "--dest", dest, "--no-cache")
+    lines = result.stdout.splitlines()
+    check(lines and all(line.startswith("downloaded  ") for line in lines), f"stdout: {lines}")
+    for line in lines:
+        _, filename, digest = line.split()
+        check(sha256_of(os.path.join(dest, filename)) == digest.removeprefix("sha256:"),
+              f"{filename}: bytes do not match the printed digest")
+    check("received" in result.stderr, f"no summary on stderr: {result.stderr}")
+
+
+def missing_hash(r):
+    """aarch64 wheels have no index hash: fetched with a computed one and a warning;
+    --require-hashes refuses before downloading anything (exit 5)."""
+    target = ["torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator", "cuda",
+              "--arch", "aarch64", "--glibc", "2.28", "--index", r.index, "--no-deps"]
+    refused = r.path("refused")
+    result = r.run(*target, "--dest", refused, "--require-hashes", expect=5)
+    check("--require-hashes" in result.stderr and "no SHA-256" in result.stderr, result.stderr)
+    check("aarch64.whl" in result.stderr, f"the unhashed wheel is not named: {result.stderr}")
+    assert_clean(refused, [])
+
+    dest = r.path("unhashed")
+    result = r.run(*target, "--dest", dest, "--format", "json")
+    report = json.loads(result.stdout)
+    (only,) = report["files"]
+    check(only["sha256_source"] == "computed", f"sha256_source {only['sha256_source']}")
+    check(only["sha256"] == sha256_of(only["path"]), "the computed hash is not the file's")
+    check(any("no SHA-256" in w for w in report["warnings"]), f"warnings: {report['warnings']}")
+    check("no SHA-256" in result.stderr, f"no warning on stderr: {result.stderr}")
+
+
+def mismatch(r):
+    """An index hash that the bytes do not have: exit 5, both digests and the URL shown,
+    nothing left at the final path or as .part."""
+    wheel = os.path.join(r.sample, "whl", "cpu")
+    name = sorted(n for n in os.listdir(wheel) if n.endswith(".whl"))[0]
+    real = sha256_of(os.path.join(wheel, name))
+    wrong = "0" * 64
+    url = r.nginx_url() + "/cpu/" + name.replace("+", "%2B")
+    report = r.report_file("wrong.json", [wheel_entry(name, url, wrong)])
+    dest = r.path("mismatch")
+    result = r.run("--from-report", report, "--dest", dest, "--no-cache", expect=5)
+    for needle in (wrong, real, url, "SHA-256 mismatch"):
+        check(needle in result.stderr, f"{needle!r} not in the error:\n{result.stderr}")
+    assert_clean(dest, [])
+
+
+def kill_resume(r):
+    """SIGKILL in the middle of a large download, then the same command again: it resumes
+    (fewer bytes than the file the second time) and ends verified."""
+    size, seed = 24 * 1024 * 1024, 11
+    base = r.fault_url()
+    digest = urllib.request.urlopen(f"{base}/gensha/{size}/{seed}", timeout=10).read().decode().strip()
+    url = f"{base}/throttle/6000000/gen/{size}/{seed}/bigwheel-1.0-py3-none-any.whl"
+    report = r.report_file("big.json", [wheel_entry("bigwheel-1.0-py3-none-any.whl", url, digest, size)])
+    dest = r.path("killed")
+    final = os.path.join(dest, "bigwheel-1.0-py3-none-any.whl")
+    part = final + ".part"
+    command = [r.wheelmod, "-q", "fetch", "--from-report", report, "--dest", dest, "--no-cache",
+               "--format", "json"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if os.path.exists(part) and os.path.getsize(part) >= size // 4:
+            break
+        check(process.poll() is None, f"fetch ended ({process.returncode}) before it was killed")
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    left = os.path.getsize(part)
+    print(f"killed with {left} of {size} bytes in the .part")
+    check(0 < left < size, f".part holds {left} bytes")
+    check(not os.path.exists(final), "a killed download left a file at the final path")
+
+    report_json = json.loads(r.run("--from-report", report, "--dest", dest, "--no-cache",
+                                   "--format", "json").stdout)
+    (only,) = report_json["files"]
+    print(f"second run: outcome {only['outcome']}, resumed_from {only['resumed_from']}, "
+          f"received {only['received']}")
+    check(only["outcome"] == "resumed", f"outcome {only['outcome']}")
+    check(only["resumed_from"] is not None and only["resumed_from"] >= left,
+          f"resumed_from {only['resumed_from']}, the .part had {left}")
+    check(only["received"] < size, f"received {only['received']} of {size}: not a resume")
+    check(only["received"] + only["resumed_from"] == size, "resumed bytes + received != size")
+    check(sha256_of(final) == digest, "the resumed file does not hash to the index digest")
+    assert_clean(dest, ["bigwheel-1.0-py3-none-any.whl"])
+
+
+def lock(r):
+    """Two fetches into one directory: the second waits for the first, says so, and
+    both end with the verified file."""
+    size, seed = 8 * 1024 * 1024, 12
+    base = r.fault_url()
+    digest = urllib.request.urlopen(f"{base}/gensha/{size}/{seed}", timeout=10).read().decode().strip()
+    url = f"{base}/throttle/8000000/gen/{size}/{seed}/lockwheel-1.0-py3-none-any.whl"
+    report = r.report_file("lock.json", [wheel_entry("lockwheel-1.0-py3-none-any.whl", url, digest)])
+    dest = r.path("locked")
+    command = [r.wheelmod, "fetch", "--from-report", report, "--dest", dest, "--no-cache"]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not os.path.exists(os.path.join(dest, "lockwheel-1.0-py3-none-any.whl.part")):
+        check(time.monotonic() < deadline and first.poll() is None, "the first fetch did not start")
+        time.sleep(0.02)
+    second = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    first_out, first_err = first.communicate(timeout=60)
+    print("first:", first.returncode, first_err, "second:", second.returncode, second.stderr)
+    check(first.returncode == 0 and second.returncode == 0, "a fetch failed")
+    check("in use by process" in second.stderr and "waiting" in second.stderr,
+          f"the second fetch did not say it waited: {second.stderr}")
+    check(second.stdout.startswith("present  "), f"the second fetch re-downloaded: {second.stdout}")
+    check(sha256_of(os.path.join(dest, "lockwheel-1.0-py3-none-any.whl")) == digest, "bad bytes")
+
+
+def bad_input(r):
+    """Usage mistakes: exit 2, one paragraph, nothing written."""
+    dest = r.path("bad")
+    cases = [
+        ((), "nothing to fetch"),
+        (("torch", "--from-report", r.path("x.json")), "not both"),
+        (("--from-report", r.path("absent.json")), "cannot read the file"),
+        (("torch", *CUDA, "--index", r.index, "--jobs", "0"), "between 1 and 64"),
+    ]
+    with open(r.path("broken.json"), "w") as handle:
+        handle.write("{not json")
+    cases.append((("--from-report", r.path("broken.json")), "not valid JSON"))
+    bad_name = r.report_file("badname.json", [wheel_entry("../evil-1.0-py3-none-any.whl",
+                                                          "http://127.0.0.1:1/x.whl", None)])
+    cases.append((("--from-report", bad_name), "wheels[0].filename"))
+    for args, needle in cases:
+        result = r.run(*args, "--dest", dest, expect=2)
+        check(result.stderr.startswith("error: ") and needle in result.stderr,
+              f"{args}: {needle!r} not in:\n{result.stderr}")
+    check(not os.path.exists(dest) or listing(dest) in ([], [".wheelmod-fetch.lock"]),
+          f"bad input wrote into {dest}: {listing(dest)}")
+
+
+def unreachable(r):
+    """A server that is not there: exit 4 after the retries, naming the URL and the cause."""
+    url = "http://127.0.0.1:1/whl/cpu/gone-1.0-py3-none-any.whl"
+    report = r.report_file("gone.json", [wheel_entry("gone-1.0-py3-none-any.whl", url, "a" * 64)])
+    dest = r.path("gone")
+    result = r.run("--from-report", report, "--dest", dest, "--retries", "1", expect=4)
+    check(url in result.stderr and "after 2 attempts" in result.stderr, result.stderr)
+    assert_clean(dest, [])
+
+
+SCENARIOS = {f.__name__: f for f in (cuda_stack, from_report, http, missing_hash, mismatch,
+                                      kill_resume, lock, bad_input, unreachable)}
+
+
+def main():
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ["--fault-state"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
