@@ -343,12 +343,21 @@ Error combined_failure(const DownloadBatch& batch) {
   if (batch.failures.size() == 1) return batch.failures.front();
   const bool integrity = std::ranges::any_of(
       batch.failures, [](const Error& error) { return error.code() == ExitCode::integrity; });
+  // The causes' own hints first (each once: three files behind one bad
+  // certificate need one hint), then what to do about the batch.
+  std::vector<std::string> hints;
+  for (const auto& failure : batch.failures)
+    if (!failure.hint().empty() && std::ranges::find(hints, failure.hint()) == hints.end())
+      hints.push_back(failure.hint());
+  std::string hint;
+  for (const auto& text : hints) hint += text + "; ";
+  hint +=
+      "the files that arrived are in place: run the same command again to retry the rest "
+      "(finished files are not downloaded twice)";
   Error combined(integrity ? ExitCode::integrity : ExitCode::io,
                  std::to_string(batch.failures.size()) + " of " +
                      std::to_string(batch.results.size()) + " files",
-                 "could not be fetched",
-                 "the files that arrived are in place; run the same command again to retry the "
-                 "rest (finished files are not downloaded twice)");
+                 "could not be fetched", hint);
   for (const auto& failure : batch.failures)
     combined.with_detail(failure.subject() + ": " + failure.cause());
   return combined;

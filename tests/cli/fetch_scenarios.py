@@ -261,6 +261,43 @@ def lock(r):
     check(sha256_of(os.path.join(dest, "lockwheel-1.0-py3-none-any.whl")) == digest, "bad bytes")
 
 
+def tls_http2(r):
+    """TLS is always verified: an unknown CA is exit 4 with a hint; --cacert or
+    SSL_CERT_FILE makes it work. Over HTTP/2 the transfers share one connection."""
+    tls_url = read_text(os.path.join(r.http_state, "tls_url"))
+    ca = os.path.join(r.http_state, "tls", "cert.pem")
+    wheel_dir = os.path.join(r.sample, "whl", "cpu")
+    names = sorted(n for n in os.listdir(wheel_dir) if n.endswith(".whl"))[:3]
+    wheels = [wheel_entry(n, f"{tls_url}/cpu/{n.replace('+', '%2B')}", sha256_of(os.path.join(wheel_dir, n)))
+              for n in names]
+    report = r.report_file("tls.json", wheels)
+    for variable in ("SSL_CERT_FILE", "CURL_CA_BUNDLE"):
+        os.environ.pop(variable, None)
+
+    untrusted = r.path("untrusted")
+    result = r.run("--from-report", report, "--dest", untrusted, "--no-cache", expect=4)
+    check("certificate" in result.stderr.lower() and "--cacert" in result.stderr,
+          f"no certificate hint:\n{result.stderr}")
+    assert_clean(untrusted, [])
+
+    log = os.path.join(r.http_state, "tls-access.log")
+    seen = os.path.getsize(log) if os.path.exists(log) else 0
+    dest = r.path("tls")
+    report_json = r.json("--from-report", report, "--dest", dest, "--no-cache", "--cacert", ca)
+    for f in report_json["files"]:
+        check(sha256_of(f["path"]) == f["sha256"], f"{f['filename']}: bytes do not match")
+    with open(log, encoding="utf-8") as handle:
+        handle.seek(seen)
+        lines = [line.split() for line in handle if "/cpu/" in line]
+    print("nginx saw:", lines)
+    check(len(lines) == len(names), f"{len(lines)} requests logged for {len(names)} files")
+    check(all(line[1] == "HTTP/2.0" and line[2] == "200" for line in lines), "not all over HTTP/2")
+    check(len({line[0] for line in lines}) == 1, "the HTTP/2 transfers did not share one connection")
+
+    os.environ["SSL_CERT_FILE"] = ca
+    r.run("--from-report", report, "--dest", r.path("tls-env"), "--no-cache")
+
+
 def bad_input(r):
     """Usage mistakes: exit 2, one paragraph, nothing written."""
     dest = r.path("bad")
@@ -295,7 +332,7 @@ def unreachable(r):
 
 
 SCENARIOS = {f.__name__: f for f in (cuda_stack, from_report, http, missing_hash, mismatch,
-                                      kill_resume, lock, bad_input, unreachable)}
+                                      kill_resume, lock, tls_http2, bad_input, unreachable)}
 
 
 def main():

@@ -5,8 +5,13 @@
       Renders the server-style pages (root-relative hrefs, second host
       http://localhost:PORT) into STATE/pages, writes STATE/nginx.conf, starts
       nginx on 127.0.0.1:PORT and waits until it answers. Writes STATE/url
-      (http://127.0.0.1:PORT/whl) and STATE/port. A server left over from an
-      earlier run (STATE/nginx.pid) is stopped first.
+      (http://127.0.0.1:PORT/whl) and STATE/port. When the openssl program
+      is there, the same tree is also served over TLS with HTTP/2 on a second
+      port with a self-signed certificate: STATE/tls_url
+      (https://127.0.0.1:PORT2/whl), STATE/tls/cert.pem (pass it as the CA
+      bundle) and STATE/tls-access.log (connection, protocol, status, URI per
+      request). A server left over from an earlier run (STATE/nginx.pid) is
+      stopped first.
 
   nginx_fixture.py stop --state DIR
       Stops that nginx (SIGQUIT: finish requests, then exit) and waits.
@@ -60,6 +65,10 @@ http {{
   gzip_types text/html application/json;
   gzip_min_length 256;
   keepalive_timeout 30s;
+  # One line per request on the TLS server: which connection carried it and
+  # over which protocol, so tests can see HTTP/2 streams share a connection.
+  log_format streams '$connection $server_protocol $status $request_uri';
+{tls_server}
   server {{
     listen 127.0.0.1:{port};
     server_name 127.0.0.1 localhost;
@@ -72,6 +81,39 @@ http {{
   }}
 }}
 """
+
+# The same tree over TLS with HTTP/2, with a self-signed certificate the
+# tests pass as the CA bundle (--cacert / SSL_CERT_FILE).
+TLS_SERVER = """\
+  server {{
+    listen 127.0.0.1:{tls_port} ssl http2;
+    server_name 127.0.0.1 localhost;
+    ssl_certificate {state}/tls/cert.pem;
+    ssl_certificate_key {state}/tls/key.pem;
+    access_log {state}/tls-access.log streams;
+    root {state}/pages;
+    index index.html;
+    location / {{ try_files $uri $uri/index.html @tree; }}
+    location @tree {{ root {sample}; }}
+  }}
+"""
+
+
+def make_certificate(state: str) -> bool:
+    """A self-signed certificate for 127.0.0.1 and localhost; False when the
+    openssl program is missing (the TLS server is then left out)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        return False
+    directory = os.path.join(state, "tls")
+    os.makedirs(directory, exist_ok=True)
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-keyout", os.path.join(directory, "key.pem"), "-out", os.path.join(directory, "cert.pem")],
+        check=True, capture_output=True,
+    )
+    return True
 
 
 def free_port() -> int:
@@ -137,18 +179,20 @@ def start(args) -> int:
         return 1
     os.makedirs(state, exist_ok=True)
     stop(state)
-    for name in ("url", "port"):
+    for name in ("url", "port", "tls_url", "ca.pem"):
         if os.path.exists(os.path.join(state, name)):
             os.remove(os.path.join(state, name))
     os.makedirs(os.path.join(state, "tmp"), exist_ok=True)
     # As root, workers would run as "nobody", who may not read the build
     # tree; as anyone else nginx ignores "user" with a warning, so omit it.
     user = "user root;" if os.geteuid() == 0 else ""
+    tls = make_certificate(state)
     last_error = ""
     for _ in range(START_ATTEMPTS):
         # Another process may take the port between our probe and nginx's
         # bind; then nginx fails to start and we try another port.
         port = free_port()
+        tls_port = free_port()
         pages = os.path.join(state, "pages")
         shutil.rmtree(pages, ignore_errors=True)
         subprocess.run(
@@ -158,7 +202,9 @@ def start(args) -> int:
         )
         config = os.path.join(state, "nginx.conf")
         with open(config, "w", encoding="utf-8") as handle:
-            handle.write(CONFIG.format(state=state, sample=sample, port=port, user=user))
+            tls_server = TLS_SERVER.format(state=state, sample=sample, tls_port=tls_port) if tls else ""
+            handle.write(CONFIG.format(state=state, sample=sample, port=port, user=user,
+                                       tls_server=tls_server))
         result = subprocess.run(
             [args.nginx, "-c", config, "-p", state, "-e", os.path.join(state, "error.log")],
             capture_output=True, text=True,
@@ -178,6 +224,9 @@ def start(args) -> int:
             handle.write(f"{port}\n")
         with open(os.path.join(state, "url"), "w", encoding="ascii") as handle:
             handle.write(f"{base}/whl\n")
+        if tls:
+            with open(os.path.join(state, "tls_url"), "w", encoding="ascii") as handle:
+                handle.write(f"https://127.0.0.1:{tls_port}/whl\n")
         print(f"nginx serves {sample} at {base}/whl (state {state})")
         return 0
     print(f"error: nginx did not start after {START_ATTEMPTS} attempts: {last_error}", file=sys.stderr)
