@@ -43,6 +43,7 @@ class WarningRecorder final : public Reporter {
     return m_next.on_start(label, total);
   }
   void on_progress(TaskId id, std::uint64_t done) override { m_next.on_progress(id, done); }
+  void on_total(TaskId id, std::uint64_t total) override { m_next.on_total(id, total); }
   void on_finish(TaskId id, std::string_view summary) override { m_next.on_finish(id, summary); }
   void on_fail(TaskId id, std::string_view reason) override { m_next.on_fail(id, reason); }
   void on_warning(std::string_view message) override {

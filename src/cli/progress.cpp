@@ -94,6 +94,11 @@ void PlainReporter::on_progress(TaskId id, std::uint64_t done) {
   m_out << std::flush;
 }
 
+void PlainReporter::on_total(TaskId id, std::uint64_t total) {
+  const std::lock_guard lock(m_mutex);
+  if (auto* task = m_state.find(id)) task->total = total;
+}
+
 void PlainReporter::on_finish(TaskId id, std::string_view summary) {
   const std::lock_guard lock(m_mutex);
   auto* task = m_state.find(id);
@@ -189,6 +194,11 @@ void TerminalReporter::on_progress(TaskId id, std::uint64_t done) {
   if (m_clock() - m_last_draw < k_redraw_interval) return;
   erase_bars();
   draw_bars();
+}
+
+void TerminalReporter::on_total(TaskId id, std::uint64_t total) {
+  const std::lock_guard lock(m_mutex);
+  if (auto* task = m_state.find(id)) task->total = total;
 }
 
 void TerminalReporter::on_finish(TaskId id, std::string_view summary) {

@@ -52,6 +52,7 @@ class PlainReporter final : public Reporter {
   PlainReporter(std::ostream& out, Clock clock, std::chrono::seconds interval);
   TaskId on_start(std::string_view label, std::optional<std::uint64_t> total) override;
   void on_progress(TaskId id, std::uint64_t done) override;
+  void on_total(TaskId id, std::uint64_t total) override;
   void on_finish(TaskId id, std::string_view summary) override;
   void on_fail(TaskId id, std::string_view reason) override;
   void on_warning(std::string_view message) override;
@@ -73,6 +74,7 @@ class TerminalReporter final : public Reporter {
   TerminalReporter(std::ostream& out, Clock clock, unsigned width);
   TaskId on_start(std::string_view label, std::optional<std::uint64_t> total) override;
   void on_progress(TaskId id, std::uint64_t done) override;
+  void on_total(TaskId id, std::uint64_t total) override;
   void on_finish(TaskId id, std::string_view summary) override;
   void on_fail(TaskId id, std::string_view reason) override;
   void on_warning(std::string_view message) override;

@@ -21,6 +21,9 @@ class Reporter {
   virtual TaskId on_start(std::string_view label, std::optional<std::uint64_t> total) = 0;
   /// `done` units of task `id` are complete (absolute, not a delta).
   virtual void on_progress(TaskId id, std::uint64_t done) = 0;
+  /// Task `id`'s size became known (or changed) after it started: a
+  /// download learns it from the server when the index did not say.
+  virtual void on_total(TaskId id, std::uint64_t total) = 0;
   /// Task `id` ended well; `summary` is a short result ("verified").
   virtual void on_finish(TaskId id, std::string_view summary) = 0;
   /// Task `id` failed; `reason` is one line. The error itself is still
@@ -35,6 +38,7 @@ class NullReporter final : public Reporter {
  public:
   TaskId on_start(std::string_view, std::optional<std::uint64_t>) override { return m_next++; }
   void on_progress(TaskId, std::uint64_t) override {}
+  void on_total(TaskId, std::uint64_t) override {}
   void on_finish(TaskId, std::string_view) override {}
   void on_fail(TaskId, std::string_view) override {}
   void on_warning(std::string_view) override {}

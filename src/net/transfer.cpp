@@ -62,8 +62,7 @@ Transfer::Transfer(const DownloadRequest& request, std::size_t index,
       m_options(options),
       m_settings(settings),
       m_ca(ca),
-      m_reporter(reporter),
-      m_task(reporter.on_start(request.label, request.size)) {}
+      m_reporter(reporter) {}
 
 void Transfer::adopt_leftover(std::uint64_t bytes, std::string validator,
                               std::optional<std::uint64_t> size) {
@@ -94,6 +93,9 @@ std::string Transfer::finish_hash() {
 }
 
 CURL* Transfer::begin_attempt() {
+  // The task starts with its first request, not when it is queued: rates
+  // and ETAs count from there.
+  if (m_attempts == 0) m_task = m_reporter.on_start(m_request.label, m_request.size);
   ++m_attempts;
   m_part.reset();  // opened at the first body byte: a refused connection leaves no .part
   m_headers.clear();
@@ -230,6 +232,8 @@ void Transfer::decide_body_target() {
   } else {
     m_target = BodyTarget::discard;  // an error page; the status says it all
   }
+  if (m_target == BodyTarget::part && m_total && !m_request.size)
+    m_reporter.on_total(m_task, *m_total);
   if (m_target == BodyTarget::part && m_request.size && m_total && *m_total != *m_request.size) {
     m_abort = IntegrityError(mask_credentials(m_request.url),
                              "the server sends " + std::to_string(*m_total) +

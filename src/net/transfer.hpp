@@ -85,7 +85,7 @@ class Transfer {
   const TransferSettings& m_settings;
   const std::string& m_ca;
   Reporter& m_reporter;
-  TaskId m_task;
+  TaskId m_task = 0;  // set by the first begin_attempt
 
   // Across attempts.
   CurlHandle m_handle;

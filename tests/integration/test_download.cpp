@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -233,10 +234,25 @@ TEST_CASE("download_all resumes a broken transfer with Range and If-Range", "[ne
     REQUIRE(log.size() == 2);
     CHECK(sent_by(log[0]) == c.first_sent);
     CHECK(log[0].at("range").is_null());
-    CHECK(log[1].at("range") == "bytes=" + std::to_string(c.first_sent) + "-");
+    // After a clean close the client has every byte the server sent. A
+    // reset may discard what was still unread in the client's socket
+    // buffer (RFC 9293 §3.10.7.4: on RST, queued data is dropped), so
+    // there the resume point is at most what was sent.
+    std::uint64_t resumed_at = c.first_sent;
+    if (std::string_view(c.fault) == "reset") {
+      if (log[1].at("range").is_null()) {
+        CHECK(log[1].at("status") == 200);  // nothing had been read: start over
+        continue;
+      }
+      const auto range = log[1].at("range").get<std::string>();
+      REQUIRE(range.starts_with("bytes="));
+      resumed_at = std::stoull(range.substr(6));
+      CHECK(resumed_at <= c.first_sent);
+    }
+    CHECK(log[1].at("range") == "bytes=" + std::to_string(resumed_at) + "-");
     CHECK(log[1].at("if_range") == log[0].at("etag"));
     CHECK(log[1].at("status") == 206);
-    CHECK(sent_by(log[1]) == wheel.size() - c.first_sent);
+    CHECK(sent_by(log[1]) == wheel.size() - resumed_at);
   }
 }
 

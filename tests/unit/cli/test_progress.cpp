@@ -117,3 +117,18 @@ TEST_CASE("TerminalReporter cuts lines to the terminal width", "[cli][progress]"
     CHECK(visible.size() <= 39);
   }
 }
+
+TEST_CASE("A size learned after the start gives a percentage and an ETA", "[cli][progress]") {
+  // An HTML index page gives no size: the server's Content-Length does.
+  FakeClock clock;
+  std::ostringstream out;
+  PlainReporter reporter(out, clock.function(), 10s);
+  const auto id = reporter.on_start("torch.whl", std::nullopt);
+  reporter.on_total(id, 200 * 1024 * 1024);
+  clock.now += 10s;
+  reporter.on_progress(id, 50 * 1024 * 1024);
+  reporter.on_total(id + 1000, 1);  // an unknown task: ignored
+  CHECK(out.str() ==
+        "start: torch.whl\n"
+        "progress: torch.whl   25%  50.0 MiB/200.0 MiB  5.0 MiB/s  ETA 30s\n");
+}
