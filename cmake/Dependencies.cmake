@@ -36,6 +36,12 @@ wheelmod_require(yaml-cpp_FOUND "yaml-cpp" libyaml-cpp-dev)
 find_package(ZLIB QUIET)
 wheelmod_require(ZLIB_FOUND "zlib" zlib1g-dev)
 
+pkg_check_modules(LIBELF QUIET IMPORTED_TARGET libelf)
+wheelmod_require(LIBELF_FOUND "libelf (elfutils)" libelf-dev)
+
+pkg_check_modules(LIBZIP QUIET IMPORTED_TARGET libzip)
+wheelmod_require(LIBZIP_FOUND "libzip" libzip-dev)
+
 if(WHEELMOD_BUILD_TESTS)
   # A real HTTP server for the integration tests (Range, ETag, 304).
   find_program(WHEELMOD_NGINX NAMES nginx PATHS /usr/sbin NO_DEFAULT_PATH)

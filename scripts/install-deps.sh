@@ -15,6 +15,9 @@ build_packages=(
   libcurl4-openssl-dev  # HTTP(S) transport
   libyaml-cpp-dev     # config and mirror specs
   zlib1g-dev          # inflating zip entries read by range requests
+  libelf-dev          # reading ELF files (relink, check)
+  libzip-dev          # unpacking wheels
+  patchelf            # at run time, when a new RPATH does not fit in place
 )
 test_packages=(
   catch2              # Catch2 v2 unit tests
@@ -22,6 +25,8 @@ test_packages=(
   nginx-light         # a real HTTP server on 127.0.0.1 (Range, ETag)
   curl                # the peer in the download benchmark (tests/bench)
   openssl             # the peer hasher in the download benchmark
+  python3-pip         # the peer installer (file lists, benchmark)
+  python3-pip-whl     # real wheels to install in the tests
 )
 
 packages=("${build_packages[@]}")

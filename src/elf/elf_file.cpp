@@ -1,0 +1,1 @@
+#include "elf/elf_file.hpp"

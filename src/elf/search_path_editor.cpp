@@ -1,0 +1,1 @@
+#include "elf/search_path_editor.hpp"

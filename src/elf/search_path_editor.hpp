@@ -1,0 +1,50 @@
+// Changing an ELF file's search path (DT_RPATH / DT_RUNPATH): in place when
+// the new string fits in the bytes of the old one, which is ~1000x faster
+// than rewriting the file and needs no memory; through `patchelf` on a
+// temporary copy (then rename) when it does not. A file is never truncated
+// or rewritten in place when its size changes: it may be mapped by a
+// running process.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "elf/elf_file.hpp"
+
+namespace wheelmod::elf {
+
+enum class EditMethod {
+  unchanged,  // the file already had this path under this tag
+  in_place,   // string bytes (and the tag) overwritten with pwrite(2)
+  patchelf,   // a grown .dynstr: patchelf on a copy, renamed over the file
+};
+
+struct SearchPathEdit {
+  std::optional<std::string> old_value;  // the RPATH or RUNPATH before (nullopt: none)
+  std::optional<SearchPathTag> old_tag;
+  std::string new_value;
+  SearchPathTag new_tag = SearchPathTag::rpath;
+  EditMethod method = EditMethod::unchanged;
+};
+
+struct EditOptions {
+  /// The patchelf program (Debian package `patchelf`), used only when the
+  /// new path is longer than the old one's bytes allow.
+  std::string patchelf = "patchelf";
+  /// Compute and return the edit without writing anything.
+  bool dry_run = false;
+};
+
+/// Sets `file`'s search path to `value` under `tag` (the other tag is
+/// removed: a file ends with exactly one of DT_RPATH / DT_RUNPATH).
+/// In place only when the old string's bytes are used by no other dynamic
+/// entry (linkers merge string tails: a SONAME may end inside the RPATH
+/// string) and the new string plus its NUL fits. Throws IoError naming the
+/// file when it cannot be read or written, or when patchelf is needed but
+/// missing (hint: apt-get install patchelf) or fails (its stderr in the
+/// error). A file without PT_DYNAMIC is an IoError too.
+SearchPathEdit set_search_path(const std::filesystem::path& file, const std::string& value,
+                               SearchPathTag tag, const EditOptions& options = {});
+
+}  // namespace wheelmod::elf

@@ -1,0 +1,1 @@
+#include "wheel/installer.hpp"
