@@ -1,0 +1,86 @@
+// Where EasyBuild modules keep their files, and what an installed wheel's
+// search path becomes when the nvidia-* wheel directories it names
+// (`$ORIGIN/../../nvidia/cudnn/lib`) are replaced by the library
+// directories of the site's modules (`<installpath>/software/cuDNN/
+// 9.5.1.17-CUDA-12.6.0/lib`) — what `wheelmod relink` writes.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "easybuild/config.hpp"
+
+namespace wheelmod::easybuild {
+
+/// EasyBuild's variable for a software root: "EBROOT" + the name with '+'
+/// -> "plus", '-' -> "min", '.' dropped, upper-cased (easybuild.tools
+/// .filetools.convert_name): cuDNN -> EBROOTCUDNN, SciPy-bundle ->
+/// EBROOTSCIPYMINBUNDLE.
+std::string root_variable(std::string_view software_name);
+/// The matching version variable: EBVERSIONCUDNN.
+std::string version_variable(std::string_view software_name);
+
+/// Finds a module's installation directory.
+struct ModuleLocator {
+  /// --eb-installpath: modules live in <installpath>/software/<name>/<version>.
+  std::optional<std::filesystem::path> installpath;
+  /// The environment (EBROOT<NAME> / EBVERSION<NAME> of loaded modules);
+  /// std::getenv by default, injectable for tests.
+  std::function<std::optional<std::string>(const std::string&)> getenv;
+
+  /// The directory of `module` ("cuDNN/9.5.1.17-CUDA-12.6.0"): under the
+  /// installpath when that directory exists, else $EBROOTCUDNN when a
+  /// loaded module of that version sets it (EBVERSIONCUDNN is the start of
+  /// the module's version); nullopt when neither has it.
+  [[nodiscard]] std::optional<std::filesystem::path> root_of(std::string_view module) const;
+};
+
+/// A locator reading the process environment.
+ModuleLocator environment_locator(std::optional<std::filesystem::path> installpath);
+
+enum class EntryAction {
+  kept,      // points inside the prefix at a directory that exists, or at a system directory
+  mapped,    // an nvidia-* wheel directory, replaced by a module's library directory
+  dropped,   // points nowhere: nothing there, nothing to map it to
+  unmapped,  // an nvidia-* wheel directory no available module provides
+};
+std::string_view action_text(EntryAction action);
+
+struct EntryPlan {
+  std::string entry;  // as written in the file ("$ORIGIN/../../nvidia/cudnn/lib")
+  EntryAction action = EntryAction::kept;
+  std::string replacement;  // the entry in the new path ("" when dropped or unmapped)
+  std::string provider;     // the module for a mapped entry; the pip package for an unmapped one
+  std::string note;         // why, for --dry-run and errors
+};
+
+struct SearchPathPlan {
+  std::vector<EntryPlan> entries;
+  std::string new_value;                // the entries' replacements, in order, each once
+  [[nodiscard]] bool complete() const;  // no entry is unmapped
+};
+
+/// Where the file sits, for `$ORIGIN` and for telling inside from outside.
+struct FileLocation {
+  std::filesystem::path directory;      // absolute directory of the ELF file
+  std::filesystem::path prefix;         // absolute root of the installation
+  std::filesystem::path site_packages;  // absolute site-packages inside it
+};
+
+/// Plans the new search path for one file. An entry whose `$ORIGIN`-
+/// expanded path, relative to site-packages, is a CUDA library's wheel
+/// directory (or an alias) in `generation` is mapped to the first provider
+/// among `modules` (the modules the resolution chose) whose directory the
+/// locator finds, else the first provider it finds at all — unless that
+/// directory exists inside the prefix (bundled with --bundle-missing),
+/// when it is kept.
+SearchPathPlan plan_search_path(std::string_view old_value, const FileLocation& location,
+                                const Generation& generation,
+                                const std::vector<std::string>& modules,
+                                const ModuleLocator& locator);
+
+}  // namespace wheelmod::easybuild

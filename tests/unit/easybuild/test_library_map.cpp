@@ -1,0 +1,162 @@
+// plan_search_path against the shipped tables and the sample EasyBuild
+// tree (software/CUDA/12.6.0, cuDNN/9.5.0.50-CUDA-12.6.0, ...), with the
+// RPATH a torch 2.6 cu126 wheel carries.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "easybuild/config.hpp"
+#include "easybuild/library_map.hpp"
+#include "temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace wheelmod::easybuild;
+
+namespace {
+
+const fs::path k_sample = WHEELMOD_SAMPLE_INDEX_DIR;
+
+const Generation& foss_2024a() {
+  static const SiteConfig config = SiteConfig::load(WHEELMOD_CONFIG_DIR);
+  const Generation* generation = config.find_generation("foss-2024a");
+  REQUIRE(generation != nullptr);
+  return *generation;
+}
+
+// The DT_RPATH of torch/lib/libtorch_cuda.so in torch 2.6.0+cu126 (pytorch
+// .ci/manywheel/build_cuda.sh CUDA_RPATHS + ':$ORIGIN').
+const std::string k_torch_rpath =
+    "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cuda_cupti/lib:"
+    "$ORIGIN/../../nvidia/cuda_nvrtc/lib:$ORIGIN/../../nvidia/cuda_runtime/lib:"
+    "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/cufft/lib:"
+    "$ORIGIN/../../nvidia/curand/lib:$ORIGIN/../../nvidia/cusolver/lib:"
+    "$ORIGIN/../../nvidia/cusparse/lib:$ORIGIN/../../cusparselt/lib:"
+    "$ORIGIN/../../nvidia/nccl/lib:$ORIGIN/../../nvidia/nvtx/lib:$ORIGIN";
+
+struct Prefix {
+  wheelmod::test::TempDir dir{"wheelmod-prefix"};
+  fs::path site = dir.path() / "lib/python3.12/site-packages";
+  fs::path torch_lib = site / "torch/lib";
+  Prefix() { fs::create_directories(torch_lib); }
+  [[nodiscard]] FileLocation location() const {
+    return FileLocation{.directory = torch_lib, .prefix = dir.path(), .site_packages = site};
+  }
+};
+
+ModuleLocator sample_installpath() { return ModuleLocator{.installpath = k_sample, .getenv = {}}; }
+
+std::map<std::string, EntryPlan> by_entry(const SearchPathPlan& plan) {
+  std::map<std::string, EntryPlan> out;
+  for (const auto& entry : plan.entries) out.emplace(entry.entry, entry);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("root_variable follows EasyBuild's convert_name", "[easybuild][library_map]") {
+  CHECK(root_variable("cuDNN") == "EBROOTCUDNN");
+  CHECK(root_variable("CUDA") == "EBROOTCUDA");
+  CHECK(root_variable("cuSPARSELt") == "EBROOTCUSPARSELT");
+  CHECK(root_variable("SciPy-bundle") == "EBROOTSCIPYMINBUNDLE");
+  CHECK(root_variable("libsigc++") == "EBROOTLIBSIGCPLUSPLUS");
+  CHECK(root_variable("Python-bundle-PyPI") == "EBROOTPYTHONMINBUNDLEMINPYPI");
+  CHECK(version_variable("NCCL") == "EBVERSIONNCCL");
+}
+
+TEST_CASE("a torch cu126 RPATH maps to the sample tree's modules", "[easybuild][library_map]") {
+  const Prefix prefix;
+  const std::vector<std::string> modules = {"CUDA/12.6.0", "cuDNN/9.5.0.50-CUDA-12.6.0",
+                                            "NCCL/2.22.3-GCCcore-13.3.0-CUDA-12.6.0",
+                                            "cuSPARSELt/0.6.3.2-CUDA-12.6.0"};
+  const auto plan = plan_search_path(k_torch_rpath, prefix.location(), foss_2024a(), modules,
+                                     sample_installpath());
+  const auto software = (k_sample / "software").lexically_normal().string();
+  INFO("new value: " << plan.new_value);
+  CHECK(plan.complete());
+  // cuBLAS, CUPTI's neighbours, NVRTC, ... all live in CUDA/lib64: once.
+  CHECK(plan.new_value == software + "/CUDA/12.6.0/lib64:" + software +
+                              "/CUDA/12.6.0/extras/CUPTI/lib64:" + software +
+                              "/cuDNN/9.5.0.50-CUDA-12.6.0/lib:" + software +
+                              "/cuSPARSELt/0.6.3.2-CUDA-12.6.0/lib:" + software +
+                              "/NCCL/2.22.3-GCCcore-13.3.0-CUDA-12.6.0/lib:$ORIGIN");
+  const auto entries = by_entry(plan);
+  CHECK(entries.at("$ORIGIN/../../nvidia/cudnn/lib").action == EntryAction::mapped);
+  CHECK(entries.at("$ORIGIN/../../nvidia/cudnn/lib").provider == "cuDNN/9.5.0.50-CUDA-12.6.0");
+  CHECK(entries.at("$ORIGIN/../../cusparselt/lib").provider == "cuSPARSELt/0.6.3.2-CUDA-12.6.0");
+  CHECK(entries.at("$ORIGIN").action == EntryAction::kept);
+}
+
+TEST_CASE("a module missing from the site leaves the entry unmapped", "[easybuild][library_map]") {
+  const Prefix prefix;
+  wheelmod::test::TempDir installpath("wheelmod-eb");
+  fs::create_directories(installpath.path() / "software/CUDA/12.6.0/lib64");
+  const auto plan =
+      plan_search_path("$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN",
+                       prefix.location(), foss_2024a(), {"CUDA/12.6.0"},
+                       ModuleLocator{.installpath = installpath.path(), .getenv = {}});
+  CHECK_FALSE(plan.complete());
+  const auto entries = by_entry(plan);
+  const auto& cudnn = entries.at("$ORIGIN/../../nvidia/cudnn/lib");
+  CHECK(cudnn.action == EntryAction::unmapped);
+  CHECK(cudnn.provider == "nvidia-cudnn-cu12");
+  CHECK_THAT(cudnn.note, Catch::Contains("cuDNN/9.5.1.17-CUDA-12.6.0"));
+  CHECK(plan.new_value ==
+        (installpath.path() / "software/CUDA/12.6.0/lib64").string() + ":$ORIGIN");
+}
+
+TEST_CASE("a library directory bundled in the prefix is kept", "[easybuild][library_map]") {
+  const Prefix prefix;
+  fs::create_directories(prefix.site / "nvidia/cusparselt/lib");  // --bundle-missing put it there
+  const auto plan = plan_search_path("$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN",
+                                     prefix.location(), foss_2024a(), {}, ModuleLocator{});
+  CHECK(plan.complete());
+  CHECK(plan.new_value == "$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN");
+}
+
+TEST_CASE("entries that point nowhere are dropped", "[easybuild][library_map]") {
+  const Prefix prefix;
+  struct Case {
+    std::string entry;
+    EntryAction action;
+  };
+  const Case cases[] = {
+      {"", EntryAction::dropped},                              // the current directory
+      {"lib", EntryAction::dropped},                           // relative to the working directory
+      {"/nonexistent/wheelmod/lib", EntryAction::dropped},     // no such directory
+      {"$ORIGIN/../../../../../../..", EntryAction::dropped},  // outside the installation
+      {"$ORIGIN/../missing", EntryAction::dropped},            // inside, but nothing there
+      {"${ORIGIN}", EntryAction::kept},
+      {"/usr/lib", EntryAction::kept},
+      {"$ORIGIN/../$LIB", EntryAction::kept},  // machine-dependent: kept as written
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.entry);
+    const auto plan =
+        plan_search_path(c.entry, prefix.location(), foss_2024a(), {}, ModuleLocator{});
+    REQUIRE(plan.entries.size() == 1);
+    CHECK(plan.entries[0].action == c.action);
+  }
+}
+
+TEST_CASE("loaded modules are found through EBROOT and EBVERSION", "[easybuild][library_map]") {
+  wheelmod::test::TempDir root("wheelmod-ebroot");
+  std::map<std::string, std::string> environment{{"EBROOTCUDNN", root.path().string()},
+                                                 {"EBVERSIONCUDNN", "9.5.1.17"}};
+  const ModuleLocator locator{.installpath = std::nullopt,
+                              .getenv = [&](const std::string& name) -> std::optional<std::string> {
+                                const auto it = environment.find(name);
+                                if (it == environment.end()) return std::nullopt;
+                                return it->second;
+                              }};
+  CHECK(locator.root_of("cuDNN/9.5.1.17-CUDA-12.6.0") == root.path());
+  CHECK(locator.root_of("cuDNN/9.5.1.17") == root.path());
+  // Another version is loaded: not this module.
+  CHECK_FALSE(locator.root_of("cuDNN/9.5.0.50-CUDA-12.6.0"));
+  CHECK_FALSE(locator.root_of("cuDNN/9.5.1.1-CUDA-12.6.0"));
+  CHECK_FALSE(locator.root_of("NCCL/2.22.3-GCCcore-13.3.0-CUDA-12.6.0"));
+  CHECK_FALSE(locator.root_of("not-a-module"));
+}
