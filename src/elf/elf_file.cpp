@@ -1,1 +1,95 @@
 #include "elf/elf_file.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <sys/stat.h>
+
+#include "core/errors.hpp"
+#include "core/unique_fd.hpp"
+#include "elf/elf_image.hpp"
+
+namespace wheelmod::elf {
+
+namespace {
+
+// O_NONBLOCK: a FIFO given by mistake must not hang the open.
+UniqueFd open_for_reading(const std::filesystem::path& file) {
+  return UniqueFd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+}
+
+bool has_elf_magic(int fd) {
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) return false;
+  std::array<unsigned char, SELFMAG> magic{};
+  ssize_t got = -1;
+  do {
+    got = ::pread(fd, magic.data(), magic.size(), 0);
+  } while (got < 0 && errno == EINTR);
+  return got == static_cast<ssize_t>(magic.size()) &&
+         std::memcmp(magic.data(), ELFMAG, SELFMAG) == 0;
+}
+
+}  // namespace
+
+bool is_elf(const std::filesystem::path& file) {
+  const UniqueFd fd = open_for_reading(file);
+  return fd && has_elf_magic(fd.get());
+}
+
+std::optional<DynamicInfo> read_dynamic(const std::filesystem::path& file) {
+  const UniqueFd fd = open_for_reading(file);
+  if (!fd) throw IoError(file.string(), std::string("cannot open: ") + std::strerror(errno));
+  if (!has_elf_magic(fd.get())) return std::nullopt;
+
+  const detail::ElfImage image(fd.get(), file);
+  DynamicInfo info;
+  info.elf_class = image.elf_class();
+  info.machine = image.machine();
+  info.type = image.type();
+  info.little_endian = image.little_endian();
+  info.interpreter = image.interpreter();
+  // gABI "Dynamic Section": DT_NEEDED, DT_SONAME, DT_RPATH and DT_RUNPATH
+  // hold offsets into the DT_STRTAB string table. Of repeated SONAME /
+  // RPATH / RUNPATH entries the last counts, as in ld.so.
+  for (const auto& entry : image.dynamic()) {
+    switch (entry.tag) {
+      case DT_NEEDED:
+        info.needed.push_back(image.read_string(entry.value));
+        break;
+      case DT_SONAME:
+        info.soname = image.read_string(entry.value);
+        break;
+      case DT_RPATH:
+        info.rpath = image.read_string(entry.value);
+        break;
+      case DT_RUNPATH:
+        info.runpath = image.read_string(entry.value);
+        break;
+      default:
+        break;
+    }
+  }
+  return info;
+}
+
+std::vector<std::string> split_search_path(const std::string& value) {
+  // An empty value lists no directory; inside a list, glibc's ld.so reads an
+  // empty element (":/x", "/x::/y", "/x:") as the current directory ("./").
+  std::vector<std::string> entries;
+  if (value.empty()) return entries;
+  std::string::size_type begin = 0;
+  while (true) {
+    const auto colon = value.find(':', begin);
+    entries.push_back(value.substr(begin, colon - begin));
+    if (colon == std::string::npos) return entries;
+    begin = colon + 1;
+  }
+}
+
+}  // namespace wheelmod::elf
