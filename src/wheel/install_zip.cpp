@@ -1,0 +1,144 @@
+#include "wheel/install_zip.hpp"
+
+#include <zip.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "core/errors.hpp"
+
+namespace wheelmod::wheel {
+
+namespace {
+
+std::string describe(int zip_code, int system_code) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_error_set(&error, zip_code, system_code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return text;
+}
+
+// Data that cannot be decoded is the archive's fault (exit 5); a failed
+// read(2) is the file system's (exit 4).
+[[noreturn]] void throw_read_error(const zip_error_t* error, const std::string& archive,
+                                   const std::string& member) {
+  const int code = zip_error_code_zip(error);
+  const std::string text = describe(code, zip_error_code_system(error));
+  const std::string cause = "entry '" + member + "': " + text;
+  if (code == ZIP_ER_READ || code == ZIP_ER_SEEK || code == ZIP_ER_MEMORY) {
+    throw IoError(archive, cause);
+  }
+  throw IntegrityError(archive, cause, "the wheel is damaged; download it again");
+}
+
+}  // namespace
+
+ZipMemberReader::ZipMemberReader(zip_file* file, std::string archive, std::string member)
+    : m_file(file), m_archive(std::move(archive)), m_member(std::move(member)) {}
+
+ZipMemberReader::~ZipMemberReader() {
+  if (m_file != nullptr) zip_fclose(m_file);
+}
+
+ZipMemberReader::ZipMemberReader(ZipMemberReader&& other) noexcept
+    : m_file(std::exchange(other.m_file, nullptr)),
+      m_archive(std::move(other.m_archive)),
+      m_member(std::move(other.m_member)) {}
+
+std::size_t ZipMemberReader::read(std::span<std::uint8_t> buffer) {
+  const zip_int64_t got = zip_fread(m_file, buffer.data(), buffer.size());
+  if (got < 0) throw_read_error(zip_file_get_error(m_file), m_archive, m_member);
+  return static_cast<std::size_t>(got);
+}
+
+ZipArchive::ZipArchive(const std::filesystem::path& path, ZipCheck check) : m_path(path.string()) {
+  int flags = ZIP_RDONLY;
+  if (check == ZipCheck::local_headers) flags |= ZIP_CHECKCONS;
+  int code = 0;
+  m_zip = zip_open(m_path.c_str(), flags, &code);
+  if (m_zip != nullptr) return;
+  const int system_code = errno;
+  switch (code) {
+    case ZIP_ER_NOZIP:
+      throw UsageError(m_path, "not a zip archive, so not a wheel");
+    case ZIP_ER_OPEN:
+    case ZIP_ER_READ:
+    case ZIP_ER_SEEK:
+    case ZIP_ER_NOENT:
+    case ZIP_ER_MEMORY:
+      throw IoError(m_path, "cannot open: " + describe(code, system_code));
+    default:
+      // ZIP_ER_INCONS, ZIP_ER_EXISTS (a name twice, under ZIP_CHECKCONS), ...
+      throw IntegrityError(m_path,
+                           "damaged or inconsistent zip archive: " + describe(code, 0) +
+                               (check == ZipCheck::local_headers
+                                    ? " (a local header disagrees with the central directory)"
+                                    : ""),
+                           "the wheel is damaged or was crafted; download it again");
+  }
+}
+
+ZipArchive::~ZipArchive() {
+  if (m_zip != nullptr) zip_discard(m_zip);  // read-only: nothing to write back
+}
+
+std::vector<ZipMember> ZipArchive::members() const {
+  const zip_int64_t count = zip_get_num_entries(m_zip, 0);
+  std::vector<ZipMember> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (zip_uint64_t index = 0; index < static_cast<zip_uint64_t>(count); ++index) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    // Raw bytes: libzip's guess would turn a control character of a name
+    // without the UTF-8 flag into a printable CP437 glyph, hiding it.
+    if (zip_stat_index(m_zip, index, ZIP_FL_ENC_RAW, &st) != 0) {
+      throw IntegrityError(m_path, "unreadable central directory entry " + std::to_string(index) +
+                                       ": " + zip_strerror(m_zip));
+    }
+    constexpr zip_uint64_t k_needed = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE;
+    if ((st.valid & k_needed) != k_needed) {
+      throw IntegrityError(
+          m_path, "central directory entry " + std::to_string(index) + " lacks its name or sizes");
+    }
+    ZipMember member;
+    member.index = index;
+    member.name = st.name;
+    member.size = st.size;
+    member.compressed_size = st.comp_size;
+    member.encrypted =
+        (st.valid & ZIP_STAT_ENCRYPTION_METHOD) != 0 && st.encryption_method != ZIP_EM_NONE;
+    zip_uint8_t opsys = 0;
+    zip_uint32_t attributes = 0;
+    if (zip_file_get_external_attributes(m_zip, index, 0, &opsys, &attributes) == 0 &&
+        opsys == ZIP_OPSYS_UNIX) {
+      member.unix_mode = attributes >> 16;  // APPNOTE 4.4.15: high word is st_mode
+    }
+    out.push_back(std::move(member));
+  }
+  return out;
+}
+
+ZipMemberReader ZipArchive::open(std::uint64_t index, const std::string& name) const {
+  zip_file_t* file = zip_fopen_index(m_zip, index, 0);
+  if (file == nullptr) throw_read_error(zip_get_error(m_zip), m_path, name);
+  return ZipMemberReader(file, m_path, name);
+}
+
+std::string ZipArchive::read_all(std::uint64_t index, const std::string& name,
+                                 std::uint64_t limit) const {
+  auto reader = open(index, name);
+  std::string out;
+  std::uint8_t buffer[64 * 1024];
+  while (const std::size_t got = reader.read(buffer)) {
+    if (out.size() + got > limit) {
+      throw IntegrityError(m_path, "entry '" + name + "' is larger than " + std::to_string(limit) +
+                                       " bytes, too large for metadata");
+    }
+    out.append(reinterpret_cast<const char*>(buffer), got);
+  }
+  return out;
+}
+
+}  // namespace wheelmod::wheel
