@@ -45,6 +45,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   };
   register_command(&add_resolve_command);
   register_command(&add_fetch_command);
+  register_command(&add_relink_command);
+  register_command(&add_install_command);
+  register_command(&add_check_command);
   register_command(&add_tags_command);
 
   try {

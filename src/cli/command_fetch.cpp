@@ -26,11 +26,7 @@ struct FetchOptions {
   SelectionOptions selection;
   std::string from_report;
   std::string dest;
-  unsigned jobs = 4;
-  unsigned retries = 5;
-  unsigned stall_timeout = 60;
-  std::string cacert;
-  bool no_cache = false;
+  DownloadSettings download;
   bool require_hashes = false;
   OutputFormat format = OutputFormat::text;
 };
@@ -145,8 +141,8 @@ void run_fetch(const FetchOptions& options, CommandContext& context) {
                                                  : "give SPEC... or --from-report, not both",
                      "e.g. `wheelmod fetch torch==2.6.0 --toolchain foss-2024a --dest DIR`, or "
                      "`wheelmod fetch --from-report report.json --dest DIR`");
-  if (options.jobs == 0 || options.jobs > 64)
-    throw UsageError("--jobs " + std::to_string(options.jobs), "must be between 1 and 64");
+  if (options.download.jobs == 0 || options.download.jobs > 64)
+    throw UsageError("--jobs " + std::to_string(options.download.jobs), "must be between 1 and 64");
   auto stderr_reporter = make_stderr_reporter(context.global.verbosity);
   WarningRecorder reporter(*stderr_reporter);
   const auto report = options.from_report.empty()
@@ -159,23 +155,8 @@ void run_fetch(const FetchOptions& options, CommandContext& context) {
   const auto lock = DirectoryLock::acquire(
       dest, ".wheelmod-fetch.lock", [&](const std::string& line) { reporter.on_warning(line); });
 
-  std::vector<net::DownloadRequest> requests;
-  for (const auto& wheel : report.wheels)
-    requests.push_back(net::DownloadRequest{.url = wheel.url,
-                                            .destination = dest / wheel.filename,
-                                            .sha256 = wheel.sha256,
-                                            .size = wheel.size,
-                                            .label = wheel.filename});
-  net::DownloadOptions download;
-  download.jobs = options.jobs;
-  download.attempts = options.retries + 1;
-  download.stall_timeout = std::chrono::seconds(options.stall_timeout);
-  download.cacert = options.cacert;
-  if (!options.no_cache) {
-    const auto cache = cache_dir_or_default(options.selection.cache_dir);
-    if (!cache.empty()) download.cache_dir = cache;
-  }
-  const auto batch = net::download_all(requests, download, reporter);
+  const auto batch =
+      download_report_wheels(report, dest, options.download, options.selection.cache_dir, reporter);
 
   if (options.format == OutputFormat::json)
     context.out << to_json(report, dest, batch, reporter.warnings()).dump(2) << '\n';
@@ -201,16 +182,7 @@ CommandRunner add_fetch_command(CLI::App& app) {
                   "Fetch exactly the wheels of a `wheelmod resolve --format json` report");
   sub->add_option("--dest", options->dest, "Directory for the wheels (created when missing)")
       ->required();
-  sub->add_option("--jobs,-j", options->jobs, "Transfers at once (default: 4)");
-  sub->add_option("--retries", options->retries,
-                  "Retries per file after failed attempts in a row (one that brought 1 MiB or more "
-                  "is progress, not a failure; default: 5)");
-  sub->add_option("--stall-timeout", options->stall_timeout,
-                  "Seconds without a byte before a transfer is retried (default: 60)");
-  sub->add_option("--cacert", options->cacert,
-                  "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
-  sub->add_flag("--no-cache", options->no_cache,
-                "Neither use nor fill the wheel cache under --cache-dir");
+  add_download_options(*sub, options->download);
   sub->add_flag("--require-hashes", options->require_hashes,
                 "Refuse (exit 5) when the index gives no SHA-256 for a wheel");
   sub->add_option("--format", options->format, "text or json")

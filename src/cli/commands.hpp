@@ -35,5 +35,8 @@ using CommandRunner = std::function<void(CommandContext&)>;
 CommandRunner add_tags_command(CLI::App& app);
 CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_fetch_command(CLI::App& app);
+CommandRunner add_relink_command(CLI::App& app);
+CommandRunner add_install_command(CLI::App& app);
+CommandRunner add_check_command(CLI::App& app);
 
 }  // namespace wheelmod::cli

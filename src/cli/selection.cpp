@@ -139,4 +139,42 @@ resolve::ResolveReport resolve_selection(const SelectionOptions& options, Comman
   return report;
 }
 
+void add_download_options(CLI::App& sub, DownloadSettings& settings) {
+  sub.add_option("--jobs,-j", settings.jobs, "Transfers at once (default: 4)");
+  sub.add_option("--retries", settings.retries,
+                 "Retries per file after failed attempts in a row (one that brought 1 MiB or "
+                 "more is progress, not a failure; default: 5)");
+  sub.add_option("--stall-timeout", settings.stall_timeout,
+                 "Seconds without a byte before a transfer is retried (default: 60)");
+  sub.add_option("--cacert", settings.cacert,
+                 "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
+  sub.add_flag("--no-cache", settings.no_cache,
+               "Neither use nor fill the wheel cache under --cache-dir");
+}
+
+net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
+                                          const std::filesystem::path& dest,
+                                          const DownloadSettings& settings,
+                                          const std::string& cache_dir, Reporter& reporter) {
+  if (settings.jobs == 0 || settings.jobs > 64)
+    throw UsageError("--jobs " + std::to_string(settings.jobs), "must be between 1 and 64");
+  std::vector<net::DownloadRequest> requests;
+  for (const auto& wheel : report.wheels)
+    requests.push_back(net::DownloadRequest{.url = wheel.url,
+                                            .destination = dest / wheel.filename,
+                                            .sha256 = wheel.sha256,
+                                            .size = wheel.size,
+                                            .label = wheel.filename});
+  net::DownloadOptions download;
+  download.jobs = settings.jobs;
+  download.attempts = settings.retries + 1;
+  download.stall_timeout = std::chrono::seconds(settings.stall_timeout);
+  download.cacert = settings.cacert;
+  if (!settings.no_cache) {
+    const auto cache = cache_dir_or_default(cache_dir);
+    if (!cache.empty()) download.cache_dir = cache;
+  }
+  return net::download_all(requests, download, reporter);
+}
+
 }  // namespace wheelmod::cli

@@ -3,11 +3,13 @@
 // site config — and running a resolution from them.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "core/reporter.hpp"
+#include "net/download.hpp"
 #include "resolve/report.hpp"
 
 namespace wheelmod::cli {
@@ -41,5 +43,24 @@ std::string cache_dir_or_default(const std::string& given);
 /// UsageError (exit 2), UnsatisfiableError (3), IoError (4).
 resolve::ResolveReport resolve_selection(const SelectionOptions& options, CommandContext& context,
                                          Reporter& reporter);
+
+/// Download settings fetch and install share.
+struct DownloadSettings {
+  unsigned jobs = 4;
+  unsigned retries = 5;
+  unsigned stall_timeout = 60;
+  std::string cacert;
+  bool no_cache = false;
+};
+
+/// Registers --jobs, --retries, --stall-timeout, --cacert, --no-cache.
+void add_download_options(CLI::App& sub, DownloadSettings& settings);
+
+/// Downloads every wheel of `report` into `dest` (through the wheel cache
+/// under `cache_dir` unless no_cache). Failures are in the batch.
+net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
+                                          const std::filesystem::path& dest,
+                                          const DownloadSettings& settings,
+                                          const std::string& cache_dir, Reporter& reporter);
 
 }  // namespace wheelmod::cli

@@ -22,6 +22,9 @@ class DirectoryLock {
   static DirectoryLock acquire(const std::filesystem::path& directory, const std::string& name,
                                const std::function<void(const std::string&)>& on_wait);
 
+  /// Holds no lock (a place to move one into).
+  DirectoryLock() = default;
+
  private:
   explicit DirectoryLock(UniqueFd fd) : m_fd(std::move(fd)) {}
   UniqueFd m_fd;  // the lock lives as long as this descriptor

@@ -21,7 +21,7 @@ import tempfile
 import time
 import urllib.request
 
-from scenario_support import Failure, check, scenario_main
+from scenario_support import check, run_expecting, scenario_main
 
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
 
@@ -59,12 +59,7 @@ class Runner:
 
     def run(self, *args, expect=0):
         command = [self.wheelmod, "fetch", "--cache-dir", self.cache, *args]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        print("ran:", " ".join(command), "->", result.returncode)
-        if result.returncode != expect:
-            print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
-            raise Failure(f"exit code {result.returncode}, expected {expect}")
-        return result
+        return run_expecting(command, expect)
 
     def json(self, *args):
         return json.loads(self.run(*args, "--format", "json").stdout)

@@ -14,11 +14,10 @@ WHEELMOD_UPDATE_GOLDEN=1 to rewrite the golden files, then review the diff.
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-from scenario_support import Failure, check, scenario_main
+from scenario_support import Failure, check, run_expecting, scenario_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "resolve")
@@ -38,12 +37,7 @@ class Runner:
     def run(self, *args, index=None, expect=0):
         command = [self.wheelmod, "resolve", "--index", index or self.index,
                    "--cache-dir", self.cache, *args]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        print("ran:", " ".join(command), "->", result.returncode)
-        if result.returncode != expect:
-            print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
-            raise Failure(f"exit code {result.returncode}, expected {expect}")
-        return result
+        return run_expecting(command, expect)
 
     def json(self, *args, index=None):
         return json.loads(self.run(*args, "--format", "json", index=index).stdout)

@@ -2,6 +2,7 @@
 that parses the common options, runs one named scenario and maps the result
 to an exit code (0 ok, 1 failed)."""
 import argparse
+import subprocess
 
 
 class Failure(Exception):
@@ -11,6 +12,17 @@ class Failure(Exception):
 def check(condition, message):
     if not condition:
         raise Failure(message)
+
+
+def run_expecting(command, expect=0, timeout=120, env=None):
+    """Runs `command`, prints it with its exit code, and fails (printing its
+    output) unless it exits with `expect`."""
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    print("ran:", " ".join(command), "->", result.returncode)
+    if result.returncode != expect:
+        print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
+        raise Failure(f"exit code {result.returncode}, expected {expect}")
+    return result
 
 
 def scenario_main(description, scenarios, make_runner, extra_options=()):

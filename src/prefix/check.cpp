@@ -1,0 +1,75 @@
+#include "prefix/check.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "core/errors.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+CheckSummary check_prefix(const fs::path& given, const CheckOptions& options) {
+  const fs::path prefix = fs::absolute(given).lexically_normal();
+  auto environment = elf::host_environment(
+      options.use_ld_library_path ? elf::LdLibraryPath::from_process : elf::LdLibraryPath::unset);
+  environment.allowed_roots = options.allowed_roots;
+  environment.allowed_roots.push_back(prefix);
+  elf::Loader loader(std::move(environment));
+  CheckSummary summary;
+  summary.prefix = prefix;
+  std::set<std::pair<std::string, std::string>> reported;
+  std::set<std::string> drivers;
+  std::set<std::string> outside;
+  for (const auto& result : loader.check_tree(prefix)) {
+    ++summary.files;
+    const auto file = result.file.lexically_relative(prefix).string();
+    if (!result.error.empty()) {
+      summary.unresolved.push_back(UnresolvedLibrary{
+          .file = file, .library = "", .needed_by = file, .problem = result.error});
+      continue;
+    }
+    for (const auto& object : result.objects) {
+      for (const auto& needed : object.needed) {
+        if (needed.status == elf::NeededStatus::driver) drivers.insert(needed.name);
+        if (needed.status != elf::NeededStatus::missing &&
+            needed.status != elf::NeededStatus::invalid)
+          continue;
+        if (!reported.emplace(file, needed.name).second) continue;
+        summary.unresolved.push_back(
+            UnresolvedLibrary{.file = file,
+                              .library = needed.name,
+                              .needed_by = object.path,
+                              .problem = needed.problem.empty() ? "not found" : needed.problem});
+      }
+    }
+    for (const auto* object : elf::from_outside(result)) outside.insert(object->path);
+  }
+  summary.drivers.assign(drivers.begin(), drivers.end());
+  summary.outside.assign(outside.begin(), outside.end());
+  return summary;
+}
+
+void throw_check_failure(const CheckSummary& summary) {
+  std::set<std::string> libraries;
+  for (const auto& item : summary.unresolved) libraries.insert(item.library);
+  CheckFailedError error(
+      summary.prefix.string(),
+      std::to_string(libraries.size()) + " libraries cannot be found without LD_LIBRARY_PATH",
+      "load or install the modules that provide them and relink (`wheelmod "
+      "relink PREFIX --toolchain T --eb-installpath DIR`); `wheelmod check "
+      "--format json` lists every file");
+  std::size_t shown = 0;
+  for (const auto& item : summary.unresolved) {
+    if (++shown > 10) {
+      error.with_detail("... and " + std::to_string(summary.unresolved.size() - 10) + " more");
+      break;
+    }
+    error.with_detail(
+        item.file + ": " + item.library + " " + item.problem +
+        (item.needed_by.ends_with(item.file) ? "" : " (needed by " + item.needed_by + ")"));
+  }
+  throw error;
+}
+
+}  // namespace wheelmod::prefix

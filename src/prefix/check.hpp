@@ -1,0 +1,48 @@
+// `wheelmod check`: does every library of a prefix load — without
+// LD_LIBRARY_PATH, as a module that sets none will run it? The static
+// loader (elf/loader.hpp) resolves each file's DT_NEEDED the way ld.so
+// does; this gathers what failed, what is only a GPU driver library, and
+// what comes from outside the prefix and the module tree.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "elf/loader.hpp"
+
+namespace wheelmod::prefix {
+
+struct CheckOptions {
+  /// Search LD_LIBRARY_PATH as it is now (default: unset, like a module
+  /// environment that sets none).
+  bool use_ld_library_path = false;
+  /// Directories whose libraries are expected (the module tree): the
+  /// prefix itself is always allowed.
+  std::vector<std::filesystem::path> allowed_roots;
+};
+
+struct UnresolvedLibrary {
+  std::string file;       // the prefix file whose load fails (relative to the prefix)
+  std::string library;    // the DT_NEEDED entry
+  std::string needed_by;  // the object that needs it
+  std::string problem;    // "not found" or the loader's reason
+};
+
+struct CheckSummary {
+  std::filesystem::path prefix;
+  std::size_t files = 0;                      // ELF files checked
+  std::vector<UnresolvedLibrary> unresolved;  // each (file, library) once
+  std::vector<std::string> drivers;           // driver libraries missing here (fine on login nodes)
+  std::vector<std::string> outside;  // libraries loaded from outside prefix, modules, system
+  [[nodiscard]] bool passed() const { return unresolved.empty(); }
+};
+
+/// Checks every ELF file under `prefix`. Throws IoError when it cannot be walked.
+CheckSummary check_prefix(const std::filesystem::path& prefix, const CheckOptions& options);
+
+/// The exception for a failed check: CheckFailedError (exit 6) listing the
+/// unresolved libraries.
+[[noreturn]] void throw_check_failure(const CheckSummary& summary);
+
+}  // namespace wheelmod::prefix

@@ -1,0 +1,146 @@
+#include "prefix/dist_info.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "hash/sha256.hpp"
+#include "pep/name.hpp"
+#include "pep/record.hpp"
+#include "pep/requirement.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(path.string(), "cannot read");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_text(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw IoError(path.string(), "cannot write");
+}
+
+pep::RecordEntry record_entry(const fs::path& file, std::string relative) {
+  const auto digest = hash::sha256_file(file);
+  return pep::RecordEntry{
+      .path = std::move(relative),
+      .hash = pep::RecordHash{.algorithm = "sha256",
+                              .digest = {digest.sha256.begin(), digest.sha256.end()}},
+      .size = digest.size};
+}
+
+std::vector<pep::RecordEntry> read_record(const fs::path& record) {
+  auto entries = pep::parse_record(read_text(record));
+  if (!entries)
+    throw IoError(record.string(), "cannot parse the installed RECORD: " + entries.error().message);
+  return std::move(*entries);
+}
+
+// Replaces the row for `entry.path`, or appends it.
+void upsert(std::vector<pep::RecordEntry>& entries, pep::RecordEntry entry) {
+  for (auto& existing : entries) {
+    if (existing.path == entry.path) {
+      existing = std::move(entry);
+      return;
+    }
+  }
+  entries.push_back(std::move(entry));
+}
+
+// RECORD's own row stays last, without hash and size, as installers write it.
+void write_record_file(const fs::path& record, std::vector<pep::RecordEntry> entries,
+                       const std::string& record_row) {
+  std::erase_if(entries, [&](const pep::RecordEntry& e) { return e.path == record_row; });
+  entries.push_back(
+      pep::RecordEntry{.path = record_row, .hash = std::nullopt, .size = std::nullopt});
+  write_text(record, pep::write_record(entries));
+}
+
+}  // namespace
+
+MetadataRewrite without_requirements(std::string_view metadata,
+                                     const std::set<std::string>& names) {
+  MetadataRewrite out;
+  bool in_headers = true;
+  bool dropping = false;  // inside a removed header's continuation lines
+  std::size_t start = 0;
+  while (start < metadata.size()) {
+    auto end = metadata.find('\n', start);
+    end = end == std::string_view::npos ? metadata.size() : end + 1;
+    const auto line = metadata.substr(start, end - start);
+    start = end;
+    if (in_headers && (line == "\n" || line == "\r\n")) in_headers = false;
+    if (!in_headers) {
+      out.text += line;
+      continue;
+    }
+    // Core metadata: a line starting with whitespace continues the header above.
+    if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
+      if (!dropping) out.text += line;
+      continue;
+    }
+    dropping = false;
+    constexpr std::string_view k_field = "requires-dist:";
+    std::string lower;
+    for (const char c : line.substr(0, k_field.size()))
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == k_field) {
+      auto value = line.substr(k_field.size());
+      while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
+        value.remove_suffix(1);
+      while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+      const auto requirement = pep::Requirement::parse(value);
+      if (requirement && names.contains(pep::canonicalize_name(requirement->name))) {
+        out.removed.emplace_back(value);
+        dropping = true;
+        continue;
+      }
+    }
+    out.text += line;
+  }
+  return out;
+}
+
+void strip_module_requirements(const fs::path& prefix, const fs::path& site_packages,
+                               const wheel::InstalledWheel& installed,
+                               const std::set<std::string>& names,
+                               const nlohmann::json& provided_by) {
+  const fs::path dist_info = prefix / installed.dist_info;
+  const fs::path metadata_path = dist_info / "METADATA";
+  auto rewrite = without_requirements(read_text(metadata_path), names);
+  if (rewrite.removed.empty()) return;
+  write_text(metadata_path, rewrite.text);
+  const nlohmann::json provenance{{"schema_version", 1},
+                                  {"installer", "wheelmod"},
+                                  {"removed_requires_dist", rewrite.removed},
+                                  {"provided_by", provided_by}};
+  write_text(dist_info / "wheelmod.json", provenance.dump(2) + "\n");
+
+  const auto relative_dist = dist_info.lexically_relative(site_packages).generic_string();
+  auto entries = read_record(dist_info / "RECORD");
+  upsert(entries, record_entry(metadata_path, relative_dist + "/METADATA"));
+  upsert(entries, record_entry(dist_info / "wheelmod.json", relative_dist + "/wheelmod.json"));
+  write_record_file(dist_info / "RECORD", std::move(entries), relative_dist + "/RECORD");
+}
+
+void add_to_record(const fs::path& prefix, const fs::path& dist_info, const fs::path& site_packages,
+                   const std::vector<std::string>& files) {
+  if (files.empty()) return;
+  const fs::path directory = prefix / dist_info;
+  const auto relative_dist = directory.lexically_relative(site_packages).generic_string();
+  auto entries = read_record(directory / "RECORD");
+  for (const auto& file : files) upsert(entries, record_entry(site_packages / file, file));
+  write_record_file(directory / "RECORD", std::move(entries), relative_dist + "/RECORD");
+}
+
+}  // namespace wheelmod::prefix

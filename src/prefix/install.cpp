@@ -1,0 +1,92 @@
+#include "prefix/install.hpp"
+
+#include <map>
+
+#include "core/errors.hpp"
+#include "prefix/dist_info.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Which project owns each installed file (site-packages-relative path ->
+// the dist-info, prefix-relative), for updating the right RECORD.
+std::map<std::string, fs::path> owners(const std::vector<wheel::InstalledWheel>& wheels) {
+  std::map<std::string, fs::path> out;
+  for (const auto& installed : wheels)
+    for (const auto& entry : installed.record) out.emplace(entry.path, installed.dist_info);
+  return out;
+}
+
+// Appends each file to its owner's RECORD (rows are replaced when present).
+void update_records(const fs::path& root, const fs::path& site_packages,
+                    const std::map<std::string, fs::path>& owned,
+                    const std::vector<std::string>& files) {
+  std::map<fs::path, std::vector<std::string>> by_dist;
+  for (const auto& file : files) {
+    if (const auto it = owned.find(file); it != owned.end()) by_dist[it->second].push_back(file);
+  }
+  for (const auto& [dist_info, list] : by_dist) add_to_record(root, dist_info, site_packages, list);
+}
+
+}  // namespace
+
+PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Reporter& reporter) {
+  Staging staging(request.prefix, request.replace,
+                  [&](const std::string& line) { reporter.on_warning(line); });
+  const wheel::InstallScheme scheme{.root = staging.dir(),
+                                    .python_version = request.python_version};
+  PrefixInstallResult result;
+  result.prefix = staging.target();
+  for (const auto& file : request.wheels)
+    result.wheels.push_back(wheel::install_wheel(file, scheme, request.wheel_options, reporter));
+  const fs::path site = scheme.purelib();
+
+  if (request.metadata == MetadataPolicy::strip && !request.module_provided.empty())
+    for (const auto& installed : result.wheels)
+      strip_module_requirements(staging.dir(), site, installed, request.module_provided,
+                                request.provided_by);
+
+  const auto owned = owners(result.wheels);
+  if (request.relink) {
+    result.relink = relink_prefix(staging.dir(), *request.relink, reporter);
+    // Relinked libraries have new bytes: their RECORD rows must say so.
+    std::vector<std::string> changed;
+    for (const auto& file : result.relink->files)
+      if (file.edit.method != elf::EditMethod::unchanged)
+        changed.push_back(
+            file.file.lexically_relative(site.lexically_relative(staging.dir())).generic_string());
+    update_records(staging.dir(), site, owned, changed);
+  }
+
+  if (request.python_exe) {
+    const fs::path final_site = staging.target() / site.lexically_relative(staging.dir());
+    result.compile = byte_compile(*request.python_exe, request.python_version, site, final_site);
+    if (!result.compile.ran)
+      reporter.on_warning("not byte-compiled: " + result.compile.skipped);
+    else if (!result.compile.warnings.empty())
+      reporter.on_warning("some files did not byte-compile:\n" + result.compile.warnings);
+    std::vector<std::string> owned_pycs;
+    std::map<std::string, fs::path> pyc_owners = owned;
+    for (const auto& pyc : result.compile.pyc_files) {
+      const auto source = source_of_pyc(pyc);
+      if (const auto it = owned.find(source); it != owned.end()) {
+        pyc_owners.emplace(pyc, it->second);
+        owned_pycs.push_back(pyc);
+      }
+    }
+    update_records(staging.dir(), site, pyc_owners, owned_pycs);
+  }
+
+  if (request.check) {
+    result.check = check_prefix(staging.dir(), *request.check);
+    if (!result.check->passed()) throw_check_failure(*result.check);
+  }
+
+  staging.commit();
+  return result;
+}
+
+}  // namespace wheelmod::prefix

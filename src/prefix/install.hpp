@@ -1,0 +1,65 @@
+// Installing wheels into an EasyBuild-style prefix as one step that either
+// happens completely or not at all: unpack every wheel into a staging
+// directory (wheel/installer.hpp), drop the requirements EasyBuild modules
+// satisfy from METADATA, relink at the modules (relink.hpp), byte-compile
+// with the target Python, keep RECORD true to every changed file, then
+// move the staging directory into place (staging.hpp).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/reporter.hpp"
+#include "prefix/byte_compile.hpp"
+#include "prefix/check.hpp"
+#include "prefix/relink.hpp"
+#include "prefix/staging.hpp"
+#include "wheel/installer.hpp"
+
+namespace wheelmod::prefix {
+
+/// How a requirement that a module satisfies without being a Python
+/// package (nvidia-cudnn-cu12 -> cuDNN) is kept from failing `pip check`.
+enum class MetadataPolicy {
+  strip,  // remove the Requires-Dist lines; the originals go to wheelmod.json
+  keep,   // leave METADATA alone: a dummy-package module (EasyBuild's
+          // CUDA-wheel-bundle with dummy_package) provides the names
+};
+
+struct PrefixInstallRequest {
+  std::vector<std::filesystem::path> wheels;  // in install order
+  std::filesystem::path prefix;
+  std::string python_version;  // X.Y of lib/pythonX.Y
+  ReplaceExisting replace = ReplaceExisting::no;
+  wheel::InstallOptions wheel_options;
+  std::set<std::string> module_provided;                  // PEP 503 names the modules satisfy
+  nlohmann::json provided_by = nlohmann::json::object();  // name -> module, for wheelmod.json
+  MetadataPolicy metadata = MetadataPolicy::strip;
+  std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
+  std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
+  std::optional<CheckOptions> check;                // nullopt: do not check before committing
+};
+
+struct PrefixInstallResult {
+  std::filesystem::path prefix;
+  std::vector<wheel::InstalledWheel> wheels;
+  std::optional<RelinkReport> relink;  // paths relative to the prefix
+  ByteCompileResult compile;
+  std::optional<CheckSummary> check;
+};
+
+/// Does it all in a staging directory and commits it only when every step
+/// succeeded; on any failure the staging directory is removed and the
+/// prefix (old or absent) is untouched. Throws what the steps throw:
+/// UsageError (prefix exists without replace), IntegrityError (a wheel),
+/// CheckFailedError (a library no module provides, or one the static
+/// loader cannot find — the check runs on the staged tree, so a prefix that
+/// would not load is never committed), IoError.
+PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Reporter& reporter);
+
+}  // namespace wheelmod::prefix

@@ -1,0 +1,106 @@
+#include "prefix/relink.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "core/errors.hpp"
+#include "elf/elf_file.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+fs::path find_site_packages(const fs::path& prefix) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(prefix / "lib", error)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with("python") && fs::is_directory(entry.path() / "site-packages", error))
+      found.push_back(entry.path() / "site-packages");
+  }
+  if (found.size() == 1) return found.front();
+  if (found.empty())
+    throw UsageError(prefix.string(), "no lib/pythonX.Y/site-packages in it",
+                     "give the prefix `wheelmod install` wrote (the EasyBuild installation "
+                     "directory of the PyTorch module)");
+  std::string list;
+  for (const auto& path : found) list += (list.empty() ? "" : ", ") + path.string();
+  throw UsageError(prefix.string(), "more than one site-packages: " + list,
+                   "a prefix holds one Python version's packages");
+}
+
+namespace {
+
+// Every regular ELF file below `prefix`, in path order; symlinks are not
+// followed (the file they name is visited under its own name).
+std::vector<fs::path> elf_files(const fs::path& prefix) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(prefix, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_symlink(error) || !it->is_regular_file(error)) continue;
+    if (elf::is_elf(it->path())) files.push_back(it->path());
+  }
+  if (error) throw IoError(prefix.string(), "cannot walk the directory: " + error.message());
+  std::ranges::sort(files);
+  return files;
+}
+
+}  // namespace
+
+RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
+                           Reporter& reporter) {
+  if (options.generation == nullptr)
+    throw UsageError("relink", "no toolchain generation", "give --toolchain");
+  const fs::path prefix = fs::absolute(given).lexically_normal();
+  const fs::path site_packages = find_site_packages(prefix);
+  RelinkReport report{.prefix = prefix, .elf_files = 0, .files = {}};
+
+  // First plan everything: a prefix is either relinked completely or not at all.
+  std::map<std::string, std::vector<std::string>> unmapped;  // package -> files
+  for (const auto& file : elf_files(prefix)) {
+    ++report.elf_files;
+    const auto info = elf::read_dynamic(file);
+    if (!info) continue;
+    const auto& current = info->rpath ? info->rpath : info->runpath;
+    if (!current) continue;
+    const easybuild::FileLocation location{
+        .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
+    auto plan = easybuild::plan_search_path(*current, location, *options.generation,
+                                            options.modules, options.locator);
+    for (const auto& entry : plan.entries)
+      if (entry.action == easybuild::EntryAction::unmapped)
+        unmapped[entry.provider].push_back(file.lexically_relative(prefix).string());
+    report.files.push_back(
+        FileRelink{.file = file.lexically_relative(prefix), .plan = std::move(plan), .edit = {}});
+  }
+  if (!unmapped.empty()) {
+    CheckFailedError error(prefix.string(),
+                           std::to_string(unmapped.size()) +
+                               " CUDA libraries the wheels need are in no installed module",
+                           "install the modules (eb --robot), then point --eb-installpath at "
+                           "the EasyBuild installation that has them or load them (their "
+                           "EBROOT* variables are read)");
+    for (const auto& [package, files] : unmapped)
+      error.with_detail(
+          package + ": needed by " + files.front() +
+          (files.size() > 1 ? " and " + std::to_string(files.size() - 1) + " more" : ""));
+    throw error;
+  }
+
+  const TaskId task = reporter.on_start("relink " + prefix.filename().string(),
+                                        static_cast<std::uint64_t>(report.files.size()));
+  std::uint64_t done = 0;
+  for (auto& file : report.files) {
+    file.edit = elf::set_search_path(
+        prefix / file.file, file.plan.new_value, options.tag,
+        elf::EditOptions{.patchelf = options.patchelf, .dry_run = options.dry_run});
+    reporter.on_progress(task, ++done);
+  }
+  reporter.on_finish(task, options.dry_run ? "planned" : "relinked");
+  return report;
+}
+
+}  // namespace wheelmod::prefix

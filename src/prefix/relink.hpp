@@ -1,0 +1,53 @@
+// `wheelmod relink`: every ELF file of an installed prefix gets its search
+// path re-pointed from the nvidia-* wheel directories it was built for at
+// the site's EasyBuild module directories (easybuild/library_map.hpp),
+// written in place where it fits (elf/search_path_editor.hpp).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "easybuild/library_map.hpp"
+#include "elf/search_path_editor.hpp"
+
+namespace wheelmod::prefix {
+
+/// The one `lib/pythonX.Y/site-packages` of `prefix`. Throws UsageError
+/// (exit 2) when there is none or more than one.
+std::filesystem::path find_site_packages(const std::filesystem::path& prefix);
+
+struct RelinkOptions {
+  const easybuild::Generation* generation = nullptr;  // required: the tables to map with
+  std::vector<std::string> modules;  // preferred providers: the modules the resolution chose
+  easybuild::ModuleLocator locator;
+  /// What EasyBuild's RPATH sanity check expects (DT_RPATH); DT_RUNPATH on request.
+  elf::SearchPathTag tag = elf::SearchPathTag::rpath;
+  bool dry_run = false;
+  std::string patchelf = "patchelf";
+};
+
+struct FileRelink {
+  std::filesystem::path file;  // relative to the prefix
+  easybuild::SearchPathPlan plan;
+  elf::SearchPathEdit edit;
+};
+
+struct RelinkReport {
+  std::filesystem::path prefix;
+  std::uint64_t elf_files = 0;    // ELF files seen
+  std::vector<FileRelink> files;  // those with a search path, in path order
+};
+
+/// Plans every file first; when any entry is unmapped (a library no
+/// installed module provides) throws CheckFailedError (exit 6) listing the
+/// packages and files, before anything is written. Then edits each file
+/// (nothing with dry_run). Throws IoError for unreadable or unwritable
+/// files.
+RelinkReport relink_prefix(const std::filesystem::path& prefix, const RelinkOptions& options,
+                           Reporter& reporter);
+
+}  // namespace wheelmod::prefix

@@ -1,0 +1,84 @@
+#include "prefix/staging.hpp"
+
+#include <fcntl.h>  // AT_FDCWD
+#include <stdio.h>  // renameat2, RENAME_EXCHANGE (glibc 2.28+)
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <system_error>
+
+#include "core/errors.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string staging_prefix(const fs::path& target) {
+  return "." + target.filename().string() + ".wheelmod-staging-";
+}
+
+// A staging directory whose process is gone: what a killed run left. The
+// target's lock is held, so no live wheelmod is filling one.
+void remove_leftovers(const fs::path& target) {
+  std::error_code error;
+  const auto prefix = staging_prefix(target);
+  for (const auto& entry : fs::directory_iterator(target.parent_path(), error)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(prefix)) fs::remove_all(entry.path(), error);
+  }
+}
+
+}  // namespace
+
+Staging::Staging(const fs::path& target, ReplaceExisting replace,
+                 const std::function<void(const std::string&)>& on_wait)
+    : m_target(fs::absolute(target).lexically_normal()) {
+  if (m_target.filename().empty()) m_target = m_target.parent_path();
+  std::error_code error;
+  if (replace == ReplaceExisting::no && fs::exists(m_target, error))
+    throw UsageError(m_target.string(), "already exists",
+                     "pass --force to replace it (the old installation stays in place until the "
+                     "new one is complete), or choose another --prefix");
+  m_lock = DirectoryLock::acquire(m_target.parent_path(),
+                                  "." + m_target.filename().string() + ".wheelmod.lock", on_wait);
+  remove_leftovers(m_target);
+  m_dir = m_target.parent_path() / (staging_prefix(m_target) + std::to_string(::getpid()));
+  if (!fs::create_directory(m_dir, error) || error)
+    throw IoError(m_dir.string(), "cannot create the staging directory: " + error.message(),
+                  "check that the parent of --prefix is writable");
+}
+
+Staging::~Staging() {
+  if (m_committed || m_dir.empty()) return;
+  std::error_code ignored;
+  fs::remove_all(m_dir, ignored);
+}
+
+void Staging::commit() {
+  std::error_code error;
+  if (!fs::exists(m_target, error)) {
+    if (::rename(m_dir.c_str(), m_target.c_str()) != 0)
+      throw IoError(
+          m_target.string(),
+          std::string("cannot move the new installation into place: ") + std::strerror(errno));
+    m_committed = true;
+    return;
+  }
+  // Swap: the target becomes the new tree and the staging path the old one,
+  // in one step, so no moment shows neither or a mix.
+  if (::renameat2(AT_FDCWD, m_dir.c_str(), AT_FDCWD, m_target.c_str(), RENAME_EXCHANGE) != 0)
+    throw IoError(
+        m_target.string(),
+        std::string("cannot swap the new installation into place: ") + std::strerror(errno),
+        errno == EINVAL ? "the file system does not support atomic exchange "
+                          "(renameat2 RENAME_EXCHANGE); remove the old prefix first"
+                        : "");
+  m_committed = true;
+  fs::remove_all(m_dir, error);  // the old installation, now at the staging path
+}
+
+}  // namespace wheelmod::prefix

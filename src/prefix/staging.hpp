@@ -1,0 +1,46 @@
+// Installing without ever exposing half a prefix: everything is built in a
+// staging directory beside the target (same file system), then moved into
+// place with one rename(2) — or, when an old prefix is being replaced,
+// swapped with it atomically (renameat2 RENAME_EXCHANGE, Linux 3.15+) and
+// the old tree removed afterwards. At every instant the target path is
+// either the old installation or the new one.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "core/dir_lock.hpp"
+
+namespace wheelmod::prefix {
+
+enum class ReplaceExisting { no, yes };
+
+class Staging {
+ public:
+  /// Locks the target against other wheelmod processes (a lock file in its
+  /// parent; `on_wait` hears when it must wait), removes staging directories
+  /// that killed runs left, and creates a fresh one. Throws UsageError (exit
+  /// 2) when the target exists and `replace` is no — before creating
+  /// anything — and IoError when the parent is not writable.
+  Staging(const std::filesystem::path& target, ReplaceExisting replace,
+          const std::function<void(const std::string&)>& on_wait);
+  /// Removes the staging directory unless commit() succeeded.
+  ~Staging();
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& dir() const { return m_dir; }
+  [[nodiscard]] const std::filesystem::path& target() const { return m_target; }
+
+  /// Moves the staging directory to the target (see above). Throws IoError.
+  void commit();
+
+ private:
+  std::filesystem::path m_target;
+  std::filesystem::path m_dir;
+  DirectoryLock m_lock;
+  bool m_committed = false;
+};
+
+}  // namespace wheelmod::prefix

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""`wheelmod install` end to end on the sample index and EasyBuild tree.
+
+    install_scenarios.py --wheelmod BIN --sample DIR SCENARIO
+
+Resolves and fetches from the sample index (file://), installs into a
+prefix, relinks at the sample modules and byte-compiles with this Python;
+then imports torch with LD_LIBRARY_PATH unset, checks every RECORD row
+against the file it names, and kills installs midway to show that a prefix
+is only ever the old installation or the new one.
+"""
+import base64
+import csv
+import glob
+import hashlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from scenario_support import check, run_expecting, scenario_main
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+OLD = "torch==2.5.1"
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.sample = args.sample
+        self.index = "file://" + os.path.join(args.sample, "whl")
+        self.work = tempfile.mkdtemp(prefix="wheelmod-install-")
+        self.cache = os.path.join(self.work, "cache")
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def command(self, spec, prefix, *extra):
+        # The old installation of the replace tests is a CPU build (2.5.1+cpu).
+        accelerator = "cpu" if spec == OLD else "cuda"
+        return [self.wheelmod, "-q", "install", spec, "--toolchain", "foss-2024a", "--accelerator",
+                accelerator, "--python", PYTHON, "--arch", "x86_64", "--glibc", "2.28",
+                "--index", self.index, "--cache-dir", self.cache, "--eb-installpath", self.sample,
+                "--python-exe", sys.executable, "--prefix", prefix, *extra]
+
+    def install(self, spec, prefix, *extra, expect=0):
+        command = self.command(spec, prefix, *extra)
+        return run_expecting(command, expect, timeout=300)
+
+
+def site_of(prefix):
+    return os.path.join(prefix, "lib", f"python{PYTHON}", "site-packages")
+
+
+def import_torch(prefix):
+    environment = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    environment["PYTHONPATH"] = site_of(prefix)
+    return subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
+                          capture_output=True, text=True, env=environment, timeout=60)
+
+
+def verify_records(prefix):
+    """Every RECORD row with a hash matches its file; returns the dist-info names."""
+    site = site_of(prefix)
+    dists = sorted(glob.glob(os.path.join(site, "*.dist-info")))
+    check(dists, f"no dist-info in {site}")
+    for dist in dists:
+        with open(os.path.join(dist, "RECORD"), newline="") as handle:
+            for path, digest, size in csv.reader(handle):
+                if not digest:
+                    continue
+                with open(os.path.normpath(os.path.join(site, path)), "rb") as member:
+                    data = member.read()
+                algorithm, value = digest.split("=", 1)
+                computed = base64.urlsafe_b64encode(hashlib.new(algorithm, data).digest()).rstrip(b"=")
+                check(computed.decode() == value, f"{dist}: RECORD row for {path} does not match the file")
+                check(int(size) == len(data), f"{dist}: RECORD size for {path} is wrong")
+    return [os.path.basename(d) for d in dists]
+
+
+def cuda_stack(r):
+    """torch for foss-2024a + CUDA: installed, relinked, compiled; import works without a
+    library path; nvidia-* requirements moved to wheelmod.json; RECORD true to every file."""
+    prefix = os.path.join(r.work, "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    r.install("torch==2.6.0", prefix)
+    imported = import_torch(prefix)
+    check(imported.returncode == 0, f"import torch failed:\n{imported.stderr}")
+    check(imported.stdout.strip() == "2.6.0+cu126", imported.stdout)
+    dists = verify_records(prefix)
+    torch_dist = os.path.join(site_of(prefix), next(d for d in dists if d.startswith("torch-")))
+    with open(os.path.join(torch_dist, "METADATA")) as handle:
+        metadata = handle.read()
+    check("Requires-Dist: nvidia-" not in metadata, "nvidia-* requirements left in METADATA")
+    check("Requires-Dist: sympy" in metadata, "a Python requirement was removed")
+    with open(os.path.join(torch_dist, "wheelmod.json")) as handle:
+        provenance = handle.read()
+    check("nvidia-cudnn-cu12" in provenance and "cuDNN/" in provenance, provenance)
+    pycs = glob.glob(os.path.join(site_of(prefix), "torch", "__pycache__", "*.pyc"))
+    check(pycs, "torch was not byte-compiled")
+    with open(os.path.join(torch_dist, "RECORD")) as handle:
+        check("__pycache__" in handle.read(), "the .pyc files are not in RECORD")
+    leftovers = [n for n in os.listdir(os.path.dirname(prefix)) if "wheelmod-" in n and not n.endswith(".lock")]
+    check(not leftovers, f"staging or download directories left: {leftovers}")
+
+
+def replace_needs_force(r):
+    """An existing prefix: exit 2 without --force, untouched; replaced with it."""
+    prefix = os.path.join(r.work, "replace")
+    r.install(OLD, prefix)
+    result = r.install("torch==2.6.0", prefix, expect=2)
+    check("--force" in result.stderr, result.stderr)
+    check(any(d.startswith("torch-2.5.1") for d in verify_records(prefix)), "the old prefix changed")
+    r.install("torch==2.6.0", prefix, "--force")
+    dists = verify_records(prefix)
+    check(any(d.startswith("torch-2.6.0") for d in dists) and
+          not any(d.startswith("torch-2.5.1") for d in dists), f"after --force: {dists}")
+
+
+def killed(r):
+    """SIGKILL at random moments of an install --force: the prefix is always wholly the old
+    installation or wholly the new one, and the next run cleans up and succeeds."""
+    prefix = os.path.join(r.work, "killed")
+    r.install(OLD, prefix)
+    r.install("torch==2.6.0", os.path.join(r.work, "warm"))  # fill the wheel cache
+    random.seed(7)
+    seen = set()
+    for attempt in range(6):
+        process = subprocess.Popen(r.command("torch==2.6.0", prefix, "--force"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(random.uniform(0.05, 1.5))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        dists = verify_records(prefix)
+        torch = [d for d in dists if d.startswith("torch-")]
+        check(len(torch) == 1, f"attempt {attempt}: a mix of installations: {dists}")
+        seen.add(torch[0])
+        print(f"attempt {attempt}: killed, prefix holds {torch[0]}")
+        if torch[0].startswith("torch-2.6.0"):
+            r.install(OLD, prefix, "--force")  # back to the old one for the next try
+    r.install("torch==2.6.0", prefix, "--force")
+    check(any(d.startswith("torch-2.6.0") for d in verify_records(prefix)), "final install")
+    leftovers = [n for n in os.listdir(r.work) if "wheelmod-staging" in n]
+    check(not leftovers, f"staging directories left after a successful run: {leftovers}")
+    print("states seen:", sorted(seen))
+
+
+def bad_input(r):
+    """Usage mistakes: exit 2, nothing created."""
+    prefix = os.path.join(r.work, "bad")
+    result = subprocess.run([r.wheelmod, "install", "--prefix", prefix, "--toolchain", "foss-2024a"],
+                            capture_output=True, text=True, timeout=60)
+    check(result.returncode == 2 and "nothing to install" in result.stderr, result.stderr)
+    result = subprocess.run([r.wheelmod, "install", "torch", "--prefix", prefix],
+                            capture_output=True, text=True, timeout=60)
+    check(result.returncode == 2 and "--toolchain" in result.stderr, result.stderr)
+    check(not os.path.exists(prefix), "bad input created the prefix")
+
+
+SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bad_input)}
+
+
+def main():
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
