@@ -41,6 +41,27 @@ show wheelmod fetch --from-report report.json --dest wheels/
 show wheelmod fetch --from-report report.json --dest other/
 "$wheelmod" fetch --from-report "$wheels/report.json" --dest "$wheels/other" --cache-dir "$cache"
 
+# The heart of Stage 1: install the stack into an EasyBuild-style prefix in
+# one step (resolve, fetch, unpack with every RECORD hash checked, relink at
+# the sample tree's CUDA / cuDNN / NCCL modules, byte-compile, check), then
+# load it the way a module that sets no LD_LIBRARY_PATH will. foss-2024a's
+# Python is 3.12; this machine's python3 is used instead so the import can run.
+py=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+sample=build/release/index-mirrors/sample
+prefix="$wheels/software/PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl"
+show wheelmod install torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python "$py" --eb-installpath SAMPLE --python-exe python3 --prefix "PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl"
+"$wheelmod" install torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python "$py" \
+  --arch x86_64 --glibc 2.28 --index "$index" --cache-dir "$cache" --eb-installpath "$sample" \
+  --python-exe python3 --prefix "$prefix"
+show readelf -d .../torch/lib/libtorch_cuda.so '|' grep RPATH
+readelf -d "$prefix/lib/python$py/site-packages/torch/lib/libtorch_cuda.so" | grep RPATH \
+  | sed "s|$PWD/||g"
+show wheelmod check PREFIX --allow SAMPLE
+"$wheelmod" check "$prefix" --allow "$sample"
+show env -u LD_LIBRARY_PATH PYTHONPATH=.../site-packages python3 -c "'import torch; print(torch.__version__)'"
+env -u LD_LIBRARY_PATH PYTHONPATH="$prefix/lib/python$py/site-packages" \
+  python3 -c 'import torch; print(torch.__version__)'
+
 # torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
 # it, and the report says so (first lines only).
 show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"

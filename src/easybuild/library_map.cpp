@@ -146,8 +146,11 @@ std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
   if (slash == std::string_view::npos) return std::nullopt;
   const std::string name(module.substr(0, slash));
   const std::string version(module.substr(slash + 1));
+  // Absolute, always: a relative RPATH entry would be searched relative to
+  // whatever directory the program is started from.
   if (installpath) {
-    const auto directory = *installpath / "software" / name / version;
+    const auto directory =
+        (fs::absolute(*installpath) / "software" / name / version).lexically_normal();
     if (directory_exists(directory)) return directory;
   }
   if (!getenv) return std::nullopt;
@@ -159,7 +162,7 @@ std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
       (version.size() > loaded->size() && version[loaded->size()] != '-'))
     return std::nullopt;
   if (!directory_exists(*root)) return std::nullopt;
-  return fs::path(*root);
+  return fs::absolute(*root).lexically_normal();
 }
 
 ModuleLocator environment_locator(std::optional<fs::path> installpath) {

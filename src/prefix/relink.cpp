@@ -51,7 +51,7 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
 }  // namespace
 
 RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
-                           Reporter& reporter) {
+                           Reporter& /*reporter*/) {
   if (options.generation == nullptr)
     throw UsageError("relink", "no toolchain generation", "give --toolchain");
   const fs::path prefix = fs::absolute(given).lexically_normal();
@@ -90,16 +90,13 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
     throw error;
   }
 
-  const TaskId task = reporter.on_start("relink " + prefix.filename().string(),
-                                        static_cast<std::uint64_t>(report.files.size()));
-  std::uint64_t done = 0;
-  for (auto& file : report.files) {
+  // Each edit takes microseconds (patchelf, when a path must grow, up to
+  // seconds): no progress bar, a warning-free finish.
+  for (auto& file : report.files)
     file.edit = elf::set_search_path(
         prefix / file.file, file.plan.new_value, options.tag,
         elf::EditOptions{.patchelf = options.patchelf, .dry_run = options.dry_run});
-    reporter.on_progress(task, ++done);
-  }
-  reporter.on_finish(task, options.dry_run ? "planned" : "relinked");
+
   return report;
 }
 

@@ -353,7 +353,7 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
   }
   std::uint64_t total = 0;
   for (const auto& job : plan.jobs) total += job.size;
-  const TaskId task = reporter.on_start(wheel_file.filename().string(), total);
+  const TaskId task = reporter.on_start("unpack " + wheel_file.filename().string(), total);
   try {
     ExtractSettings settings;
     settings.threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();

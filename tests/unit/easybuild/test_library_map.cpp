@@ -160,3 +160,16 @@ TEST_CASE("loaded modules are found through EBROOT and EBVERSION", "[easybuild][
   CHECK_FALSE(locator.root_of("NCCL/2.22.3-GCCcore-13.3.0-CUDA-12.6.0"));
   CHECK_FALSE(locator.root_of("not-a-module"));
 }
+
+TEST_CASE("module directories are absolute even from a relative installpath",
+          "[easybuild][library_map]") {
+  // A relative RPATH entry would be searched from the working directory of
+  // whatever program loads the library.
+  const auto relative = fs::relative(k_sample, fs::current_path());
+  REQUIRE(relative.is_relative());
+  const ModuleLocator locator{.installpath = relative, .getenv = {}};
+  const auto root = locator.root_of("CUDA/12.6.0");
+  REQUIRE(root);
+  CHECK(root->is_absolute());
+  CHECK(*root == (k_sample / "software/CUDA/12.6.0").lexically_normal());
+}
