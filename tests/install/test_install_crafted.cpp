@@ -117,7 +117,7 @@ TEST_CASE("a good wheel: layout, modes, scripts, RECORD", "[install][crafted]") 
   CHECK(result.bytes == bytes);
 
   // One task, bytes out of the archive, ending at the total.
-  REQUIRE(reporter.labels == std::vector<std::string>{"demo-1.0-py3-none-any.whl"});
+  REQUIRE(reporter.labels == std::vector<std::string>{"unpack demo-1.0-py3-none-any.whl"});
   REQUIRE(reporter.totals.front().has_value());
   CHECK(std::ranges::is_sorted(reporter.progress));
   REQUIRE_FALSE(reporter.progress.empty());
