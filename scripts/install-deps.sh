@@ -27,6 +27,7 @@ test_packages=(
   openssl             # the peer hasher in the download benchmark
   python3-pip         # the peer installer (file lists, benchmark)
   python3-pip-whl     # real wheels to install in the tests
+  unzip               # the peer unpacker in the install benchmark
 )
 
 packages=("${build_packages[@]}")

@@ -5,7 +5,7 @@ unzip and patchelf, in one run.
 On a torch-shaped wheel (gen_torch_wheel.py: ~8,200 files, 1.5 GiB
 unpacked, 600 MB packed, six real ELF libraries of 50-600 MiB with torch's
 RPATH), alternately (A B C D E, A B C D E, ...), each into a fresh
-directory removed after its round:
+directory (its big files removed after the run, the rest at the end):
 
   A  wheelmod install --wheel W --toolchain foss-2024a --python X.Y --prefix P
        --eb-installpath EB --no-compile          (unpack + RECORD check + relink + check)
@@ -69,6 +69,9 @@ K_LONG_NAME = 160  # an installpath this long makes the new RPATH outgrow torch'
 # What a dist-info may hold on one side only: pip's REQUESTED and
 # direct_url.json (PEP 610), wheelmod's record of the Requires-Dist it removed.
 K_ONE_SIDED = {"REQUESTED", "direct_url.json", "wheelmod.json"}
+# Outputs keep their small files until the end (see Runner.retire).
+K_RETIRE_ABOVE = 64 * 1024
+K_RETAINED_PER_OUTPUT = 80 * K_MIB  # small files, directories, .pyc files at scale 1
 
 
 @dataclass
@@ -186,15 +189,30 @@ class Runner:
             args, work, wheel, facts, eb, xy
         self.scratch = work / "scratch"
         self.scratch.mkdir(exist_ok=True)
+        self.trash = work / "retired"
+        self.trash.mkdir(exist_ok=True)
         self.trees = {}
+
+    def retire(self, out):
+        """Frees an output's big files now and keeps the rest until the end.
+        On ext4 without a journal, inodes freed in the last 5 minutes are
+        not reused (ialloc.c, recently_deleted), and creating files right
+        after deleting thousands scans past all of them: deleting every
+        output at once would slow the next tool down, not the installers."""
+        kept = self.trash / f"{len(list(self.trash.iterdir()))}"
+        out.rename(kept)
+        for directory, _, files in os.walk(kept):
+            for name in files:
+                path = os.path.join(directory, name)
+                if os.lstat(path).st_size > K_RETIRE_ABOVE:
+                    os.unlink(path)
 
     def timed(self, name, command, check=None):
         out = self.work / name
-        shutil.rmtree(out, ignore_errors=True)
         sample = run_one(command(out), self.scratch)
         if check:
             check(out)
-        shutil.rmtree(out)
+        self.retire(out)
         return sample
 
     def wheelmod(self, compile_):
@@ -411,9 +429,11 @@ def preflight(args, work_parent, xy):
     if pip.returncode != 0:
         raise BenchError(f"{args.python} -m pip does not run\nhint: apt-get install python3-pip")
     # the wheel (generated: ~0.4 x unpacked), one unpacked tree at a time,
-    # and the relink's pristine copy, working copy and patchelf's copy
+    # the relink's pristine copy, working copy and patchelf's copy, and the
+    # small files each output keeps until the end (Runner.retire)
     unpacked = 1.6 * (1 << 30) * args.scale
-    need = int(0.4 * unpacked + unpacked + 3 * 600 * K_MIB * args.scale) + 256 * K_MIB
+    retained = (args.runs + 1) * 5 * K_RETAINED_PER_OUTPUT * args.scale
+    need = int(0.4 * unpacked + unpacked + 3 * 600 * K_MIB * args.scale + retained) + 256 * K_MIB
     free = shutil.disk_usage(work_parent).free
     if free < need:
         raise BenchError(f"{work_parent}: {free / K_MIB:.0f} MiB free, the benchmark needs "
@@ -508,6 +528,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix="bench-install-", dir=work_parent) as tmp, \
                 tempfile.TemporaryDirectory(prefix="wmb-") as links:
             run(args, Path(tmp), Path(links))
+            print("\nremoving the outputs ...")
         print(f"\nload average at the end: {load_average()}")
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)

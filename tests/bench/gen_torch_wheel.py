@@ -4,8 +4,8 @@
 The default wheel looks like a PyTorch CUDA wheel to an installer: about
 1.5 GiB unpacked and 600 MB packed in about 8,200 entries —
 
-  8,000 small `.py` files (a few KB of valid, varied Python) in ~500 packages,
-  200 medium files (C++ headers and binary blobs, 64 KiB to a few MiB),
+  8,000 small `.py` files (a few KB of valid, varied Python) in ~350 packages,
+  200 medium files (C++ headers and binary blobs, 14 KiB to 23 MiB),
   6 real ELF shared objects in torch/lib of 600/300/100/100/50/50 MiB,
 
 the libraries with torch's RPATH (`$ORIGIN/../../nvidia/<x>/lib` for each
@@ -22,7 +22,7 @@ small; `objcopy`, which adds each library's payload section, holds that
 section in memory while it works. The same --seed and --scale give the
 same bytes.
 
-  gen_torch_wheel.py --out DIR                 # the full-size wheel (about a minute)
+  gen_torch_wheel.py --out DIR                 # the full-size wheel (about 30 s)
   gen_torch_wheel.py --out DIR --scale 0.005   # a few MB, for the smoke test
 
 Needs gcc and objcopy (binutils).
@@ -185,7 +185,10 @@ def plan(rng, scale):
     directories = ["torch"]
     for top in PACKAGES:
         directories.append(f"torch/{top}")
-        for _ in range(rng.randint(4, 24)):
+        nested = rng.randint(4, 24)
+        if scale < 1:  # fewer directories too, but not as few as files
+            nested = max(1, round(nested * scale ** 0.5))
+        for _ in range(nested):
             parent = rng.choice([d for d in directories if d.startswith(f"torch/{top}")])
             if parent.count("/") < 3:
                 directories.append(f"{parent}/{identifier(rng, (1, 2))}")
@@ -351,7 +354,7 @@ def main():
     if not 0 < args.scale <= 4:
         parser.error("--scale must be in (0, 4]")
     args.out.mkdir(parents=True, exist_ok=True)
-    wheel, files, total = write_wheel(args.out, args.scale, args.seed, args.python_tag,
+    wheel, files, total = write_wheel(args.out.resolve(), args.scale, args.seed, args.python_tag,
                                       args.cc, args.objcopy)
     print(f"{wheel}: {files} files, {total / K_MIB:.1f} MiB unpacked, "
           f"{wheel.stat().st_size / K_MIB:.1f} MiB packed")
