@@ -1,8 +1,18 @@
 #include "prefix/byte_compile.hpp"
 
-#include <algorithm>
-#include <system_error>
+#include <stdlib.h>  // mkdtemp
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/errors.hpp"
 #include "core/subprocess.hpp"
 
 namespace wheelmod::prefix {
@@ -18,6 +28,57 @@ std::string source_of_pyc(const std::string& pyc) {
   if (dot == std::string::npos || dot == 0) return {};
   return (path.parent_path().parent_path() / (name.substr(0, dot) + ".py")).generic_string();
 }
+
+namespace {
+
+// The .py files under `site`, dealt into at most `count` newline-separated
+// lists of about equal total size, largest first (a big file is not split).
+std::vector<std::string> shard_sources(const fs::path& site, unsigned count) {
+  std::vector<std::pair<std::uintmax_t, std::string>> sources;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(site, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->path().extension() == ".py" && it->is_regular_file(error))
+      sources.emplace_back(it->file_size(error), it->path().string());
+  }
+  if (sources.empty()) return {};
+  std::ranges::sort(sources, std::greater<>());
+  const std::size_t shard_count = std::min<std::size_t>(count, sources.size());
+  std::vector<std::string> shards(shard_count);
+  std::vector<std::uintmax_t> sizes(shard_count, 0);
+  for (const auto& [size, path] : sources) {
+    const auto lightest = static_cast<std::size_t>(std::ranges::min_element(sizes) - sizes.begin());
+    shards[lightest] += path + "\n";
+    sizes[lightest] += size;
+  }
+  return shards;
+}
+
+// A directory for the shard lists inside the staging tree (outside
+// site-packages), removed at the end; a killed run's is removed with the
+// staging directory.
+class TemporaryDirectory {
+ public:
+  explicit TemporaryDirectory(const fs::path& parent) {
+    std::string pattern = (parent / ".wheelmod-compile-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw IoError(pattern,
+                    std::string("cannot create a temporary directory: ") + std::strerror(errno));
+    m_path = pattern;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(m_path, ignored);
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  [[nodiscard]] const fs::path& path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+}  // namespace
 
 ByteCompileResult byte_compile(const fs::path& python, const std::string& python_version,
                                const fs::path& staging_site, const fs::path& final_site) {
@@ -36,15 +97,35 @@ ByteCompileResult byte_compile(const fs::path& python, const std::string& python
                      python_version + " (its .pyc files would never be used)";
     return result;
   }
-  const auto compiled =
-      run_program({python.string(), "-m", "compileall", "-q", "-j", "0", "-s",
-                   staging_site.string(), "-p", final_site.string(), staging_site.string()});
-  result.ran = compiled.started;
-  if (!compiled.started) {
-    result.skipped = compiled.output;
-    return result;
+  // One compileall process per shard of the files: `compileall -j N`
+  // spreads the work over a process pool that, measured on 2 cores, was no
+  // faster than one process; separate processes with `-i LIST` are.
+  const auto shards =
+      shard_sources(staging_site, std::max(1U, std::thread::hardware_concurrency()));
+  if (shards.empty()) return result;
+  // lib/pythonX.Y/site-packages -> the staging root
+  const TemporaryDirectory lists((staging_site / "../../..").lexically_normal());
+  std::vector<ProgramResult> outcomes(shards.size());
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      const auto list = lists.path() / ("shard-" + std::to_string(i) + ".txt");
+      std::ofstream(list) << shards[i];
+      workers.emplace_back([&, i, list] {
+        outcomes[i] =
+            run_program({python.string(), "-m", "compileall", "-q", "-s", staging_site.string(),
+                         "-p", final_site.string(), "-i", list.string()});
+      });
+    }
   }
-  if (compiled.exit_code != 0) result.warnings = compiled.output;
+  for (const auto& compiled : outcomes) {
+    if (!compiled.started) {
+      result.skipped = compiled.output;
+      return result;
+    }
+    if (compiled.exit_code != 0) result.warnings += compiled.output;
+  }
+  result.ran = true;
   std::error_code error;
   for (auto it = fs::recursive_directory_iterator(staging_site, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {

@@ -103,6 +103,8 @@ def cuda_stack(r):
     check(pycs, "torch was not byte-compiled")
     with open(os.path.join(torch_dist, "RECORD")) as handle:
         check("__pycache__" in handle.read(), "the .pyc files are not in RECORD")
+    check(not [n for n in os.listdir(prefix) if n.startswith(".wheelmod")],
+          f"wheelmod's working files left in the prefix: {os.listdir(prefix)}")
     leftovers = [n for n in os.listdir(os.path.dirname(prefix)) if "wheelmod-" in n and not n.endswith(".lock")]
     check(not leftovers, f"staging or download directories left: {leftovers}")
 
