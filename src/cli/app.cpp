@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,15 @@ struct Subcommand {
 void print_error(std::ostream& err, const Error& error) { err << error.render() << std::flush; }
 
 }  // namespace
+
+void add_format_option(CLI::App& sub, OutputFormat& format, MarkdownOutput markdown) {
+  std::map<std::string, OutputFormat> names{{"text", OutputFormat::text},
+                                            {"json", OutputFormat::json}};
+  if (markdown == MarkdownOutput::yes) names.emplace("markdown", OutputFormat::markdown);
+  sub.add_option("--format", format,
+                 markdown == MarkdownOutput::yes ? "text, json or markdown" : "text or json")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+}
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{

@@ -79,11 +79,7 @@ CommandRunner add_check_command(CLI::App& app) {
                   "repeatable); others outside the prefix and the system are listed");
   sub->add_flag("--use-ld-library-path", options->use_ld_library_path,
                 "Search LD_LIBRARY_PATH as set now (default: as a module without one)");
-  sub->add_option("--format", options->format, "text or json")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                                                      {"json", OutputFormat::json}},
-                                  CLI::ignore_case));
+  add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_check(*options, context); };
 }
 

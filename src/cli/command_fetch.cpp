@@ -185,11 +185,7 @@ CommandRunner add_fetch_command(CLI::App& app) {
   add_download_options(*sub, options->download);
   sub->add_flag("--require-hashes", options->require_hashes,
                 "Refuse (exit 5) when the index gives no SHA-256 for a wheel");
-  sub->add_option("--format", options->format, "text or json")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                                                      {"json", OutputFormat::json}},
-                                  CLI::ignore_case));
+  add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_fetch(*options, context); };
 }
 

@@ -229,11 +229,7 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_option("--threads", options->threads, "Unpacking threads (default: one per core)");
   sub->add_option("--patchelf", options->patchelf,
                   "patchelf program, used when a new RPATH does not fit in place");
-  sub->add_option("--format", options->format, "text or json")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                                                      {"json", OutputFormat::json}},
-                                  CLI::ignore_case));
+  add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_install(*options, context); };
 }
 

@@ -134,11 +134,7 @@ CommandRunner add_relink_command(CLI::App& app) {
   sub->add_flag("--dry-run", options->dry_run, "Show old -> new for each file, change nothing");
   sub->add_option("--patchelf", options->patchelf,
                   "patchelf program, used when a new path does not fit in place");
-  sub->add_option("--format", options->format, "text or json")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                                                      {"json", OutputFormat::json}},
-                                  CLI::ignore_case));
+  add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_relink(*options, context); };
 }
 

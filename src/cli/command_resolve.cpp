@@ -45,12 +45,7 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "Show which wheels a toolchain and accelerator get, from where, with which hashes, what "
       "they need and which EasyBuild modules provide it (downloads no wheel)");
   add_selection_options(*sub, options->selection, SpecArity::required);
-  sub->add_option("--format", options->format, "text, json or markdown")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                              {"json", OutputFormat::json},
-                                              {"markdown", OutputFormat::markdown}},
-          CLI::ignore_case));
+  add_format_option(*sub, options->format, MarkdownOutput::yes);
   return [options](CommandContext& context) { run_resolve(*options, context); };
 }
 

@@ -73,11 +73,7 @@ CommandRunner add_tags_command(CLI::App& app) {
                   "on PATH)");
   sub->add_option("--arch", options->arch, "Target architecture, as uname -m (default: this host)");
   sub->add_option("--glibc", options->glibc, "Target glibc as 2.NN (default: this host)");
-  sub->add_option("--format", options->format, "Output format: text or json")
-      ->transform(
-          CLI::CheckedTransformer(std::map<std::string, OutputFormat>{{"text", OutputFormat::text},
-                                                                      {"json", OutputFormat::json}},
-                                  CLI::ignore_case));
+  add_format_option(*sub, options->format);
   return [options](CommandContext& context) { print_tags(*options, context); };
 }
 

@@ -15,6 +15,11 @@ namespace wheelmod::cli {
 
 enum class OutputFormat { text, json, markdown };
 
+enum class MarkdownOutput { no, yes };
+/// Registers `--format text|json` (and `markdown` when asked), case-insensitive.
+void add_format_option(CLI::App& sub, OutputFormat& format,
+                       MarkdownOutput markdown = MarkdownOutput::no);
+
 /// Options that belong to wheelmod as a whole.
 struct GlobalOptions {
   Verbosity verbosity = Verbosity::normal;
