@@ -64,3 +64,9 @@ if(WHEELMOD_BUILD_TESTS)
   endif()
   wheelmod_require(_wheelmod_has_packaging "python3 with the packaging module" python3-packaging)
 endif()
+
+# Header-only mustache renderer for the easyconfig and module templates.
+find_path(WHEELMOD_MUSTACHE_INCLUDE kainjow/mustache.hpp)
+wheelmod_require(WHEELMOD_MUSTACHE_INCLUDE "kainjow mustache" libkainjow-mustache-dev)
+add_library(wheelmod_mustache INTERFACE)
+target_include_directories(wheelmod_mustache SYSTEM INTERFACE ${WHEELMOD_MUSTACHE_INCLUDE})

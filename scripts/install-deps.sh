@@ -17,7 +17,9 @@ build_packages=(
   zlib1g-dev          # inflating zip entries read by range requests
   libelf-dev          # reading ELF files (relink, check)
   libzip-dev          # unpacking wheels
-  patchelf            # at run time, when a new RPATH does not fit in place
+  patchelf            # at run time, for executables whose RPATH must grow
+  libkainjow-mustache-dev  # easyconfig and module templates
+  lmod                # the demo loads the module it writes
 )
 test_packages=(
   catch2              # Catch2 v2 unit tests

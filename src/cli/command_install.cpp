@@ -2,6 +2,7 @@
 // an EasyBuild-style prefix in one step that lands completely or not at all.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -90,6 +91,54 @@ void module_provided(const resolve::ResolveReport& report, const easybuild::Gene
       }
 }
 
+// Before anything is downloaded: a CUDA library that neither a module here
+// nor (with --bundle-missing) a wheel of the index provides would leave a
+// prefix whose libraries do not load.
+void stop_on_missing_libraries(const resolve::ResolveReport& report,
+                               const easybuild::Generation& generation, bool bundle_missing) {
+  std::vector<const resolve::Dependency*> libraries;
+  for (const auto& dependency : report.missing)
+    if (generation.cuda_libraries.contains(dependency.name)) libraries.push_back(&dependency);
+  if (libraries.empty()) return;
+  CheckFailedError error(
+      "install", std::to_string(libraries.size()) + " CUDA librar" +
+                     (libraries.size() == 1 ? "y" : "ies") + " the wheels need " +
+                     (libraries.size() == 1 ? "has" : "have") + " no module here",
+      bundle_missing ? "install the modules (eb --robot) and point --eb-installpath at them, or "
+                       "load them (their EBROOT* variables are read)"
+                     : "install the modules (eb --robot) and point --eb-installpath at them, "
+                       "load them, or pass --bundle-missing to install the index's nvidia-* "
+                       "wheels into the prefix");
+  for (const auto* dependency : libraries)
+    error.with_detail(dependency->name + ": " + dependency->note);
+  throw error;
+}
+
+// What `wheelmod module` needs later: the toolchain, the Python and the
+// modules the installation was made against (sorted, each once).
+nlohmann::json provenance(const InstallCommandOptions& options,
+                          const easybuild::Generation& generation,
+                          const prefix::PrefixInstallRequest& request,
+                          std::vector<std::string> modules, const std::string& accelerator) {
+  std::ranges::sort(modules);
+  modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+  const auto toolchain = generation.toolchains.find(options.selection.toolchain);
+  nlohmann::json out{{"schema_version", 1},
+                     {"installer", std::string("wheelmod ") + WHEELMOD_VERSION},
+                     {"toolchain", options.selection.toolchain},
+                     {"generation", generation.name},
+                     {"python", request.python_version},
+                     {"python_module", generation.python.module},
+                     {"accelerator", accelerator},
+                     {"modules", modules},
+                     {"metadata", request.metadata == prefix::MetadataPolicy::strip ? "strip"
+                                                                                    : "keep"}};
+  if (toolchain != generation.toolchains.end())
+    out["toolchain_module"] = toolchain->second.name + "/" + toolchain->second.version;
+  if (generation.cuda) out["cuda_module"] = generation.cuda->module;
+  return out;
+}
+
 nlohmann::json to_json(const prefix::PrefixInstallResult& result) {
   using nlohmann::json;
   json wheels = json::array();
@@ -150,6 +199,7 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
                                      : std::optional<fs::path>(options.eb_installpath));
   relink.patchelf = options.patchelf;
 
+  std::string accelerator = options.selection.accelerator;  // "cuda 12.6.0" once resolved
   std::optional<DownloadDir> downloads;
   if (!options.wheels.empty()) {
     for (const auto& wheel : options.wheels) request.wheels.emplace_back(wheel);
@@ -160,8 +210,13 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
       throw UsageError(prefix_path.string(), "already exists",
                        "pass --force to replace it (the old installation stays in place until "
                        "the new one is complete), or choose another --prefix");
-    const auto report = resolve_selection(options.selection, context, *reporter);
+    const auto& locator = relink.locator;
+    const auto report = resolve_selection(
+        options.selection, context, *reporter,
+        [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
+    stop_on_missing_libraries(report, *generation, options.selection.bundle_missing);
     request.python_version = report.target.python;
+    accelerator = report.target.accelerator;
     relink.modules.insert(relink.modules.end(), report.modules.begin(), report.modules.end());
     module_provided(report, *generation, request);
     downloads.emplace(prefix_path);
@@ -171,6 +226,7 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
     for (const auto& result : batch.results) request.wheels.push_back(result->path);
   }
   request.relink = relink;
+  request.provenance = provenance(options, *generation, request, relink.modules, accelerator);
   prefix::CheckOptions check;
   if (!options.eb_installpath.empty()) check.allowed_roots.emplace_back(options.eb_installpath);
   request.check = check;
@@ -228,7 +284,8 @@ CommandRunner add_install_command(CLI::App& app) {
           CLI::ignore_case));
   sub->add_option("--threads", options->threads, "Unpacking threads (default: one per core)");
   sub->add_option("--patchelf", options->patchelf,
-                  "patchelf program, used when a new RPATH does not fit in place");
+                  "patchelf program, used when a new RPATH does not fit in place in a program "
+                  "(or an unusual library layout)");
   add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_install(*options, context); };
 }

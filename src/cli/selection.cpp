@@ -82,6 +82,8 @@ resolve::ResolveRequest build_request(const SelectionOptions& options,
   if (request.python.ends_with('t')) request.python.pop_back();
   request.index_root = index::to_url(options.index);
   request.no_deps = options.no_deps;
+  request.missing_libraries = options.bundle_missing ? resolve::MissingLibraries::bundle
+                                                     : resolve::MissingLibraries::report;
   return request;
 }
 
@@ -116,15 +118,20 @@ void add_selection_options(CLI::App& sub, SelectionOptions& options, SpecArity s
                  "Site directory with toolchains.yaml / eb-dependencies.yaml overrides");
   sub.add_flag("--no-deps", options.no_deps,
                "Select only the named projects; read no metadata (pins are not checked)");
+  sub.add_flag("--bundle-missing", options.bundle_missing,
+               "Bundle the index's nvidia-* wheel for a CUDA library no module provides "
+               "(default: report it missing)");
 }
 
 resolve::ResolveReport resolve_selection(const SelectionOptions& options, CommandContext& context,
-                                         Reporter& reporter) {
+                                         Reporter& reporter,
+                                         std::function<bool(const std::string&)> module_installed) {
   const auto config = easybuild::SiteConfig::load(
       easybuild::SiteConfig::default_dir(),
       options.config_dir.empty() ? std::nullopt
                                  : std::optional<std::filesystem::path>(options.config_dir));
-  const auto request = build_request(options, config);
+  auto request = build_request(options, config);
+  request.module_installed = std::move(module_installed);
   net::FetcherOptions fetch_options;
   fetch_options.cache_dir = cache_dir_or_default(options.cache_dir);
   net::Fetcher fetcher(fetch_options);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct SelectionOptions {
   std::string cache_dir;
   std::string config_dir;
   bool no_deps = false;
+  bool bundle_missing = false;
 };
 
 enum class SpecArity { required, optional };
@@ -41,8 +43,11 @@ std::string cache_dir_or_default(const std::string& given);
 /// Resolves the selection against the index. Prints what the index cost
 /// ("index: N requests, ...") to context.err unless quiet. Throws
 /// UsageError (exit 2), UnsatisfiableError (3), IoError (4).
-resolve::ResolveReport resolve_selection(const SelectionOptions& options, CommandContext& context,
-                                         Reporter& reporter);
+/// `module_installed` (optional) tells which of the generation's modules
+/// the site has (resolve::ResolveRequest::module_installed).
+resolve::ResolveReport resolve_selection(
+    const SelectionOptions& options, CommandContext& context, Reporter& reporter,
+    std::function<bool(const std::string&)> module_installed = {});
 
 /// Download settings fetch and install share.
 struct DownloadSettings {

@@ -86,6 +86,12 @@ EntryPlan map_wheel_dir(const std::string& entry, const std::string& package,
                                : package + ": none of its modules is installed (" + wanted + ")"};
 }
 
+std::vector<std::string> all_wheel_dirs(const CudaLibrary& library) {
+  std::vector<std::string> dirs{library.wheel_libdir};
+  dirs.insert(dirs.end(), library.wheel_libdir_aliases.begin(), library.wheel_libdir_aliases.end());
+  return dirs;
+}
+
 EntryPlan plan_entry(const std::string& entry, const FileLocation& location,
                      const Generation& generation, const std::vector<std::string>& modules,
                      const ModuleLocator& locator) {
@@ -123,6 +129,11 @@ EntryPlan plan_entry(const std::string& entry, const FileLocation& location,
   if (is_within(target, location.site_packages)) {
     if (const auto* library = library_for(generation, wheel_dir, package)) {
       if (directory_exists(target)) return kept(package + " is installed in the prefix");
+      // A bundled wheel fills one of its directories; the others it might
+      // have had (torch also names `cusparselt/lib`) are then no module's.
+      for (const auto& other : all_wheel_dirs(*library))
+        if (directory_exists(location.site_packages / other))
+          return dropped(package + " is installed in the prefix at " + other);
       return map_wheel_dir(entry, package, *library, modules, locator);
     }
   }

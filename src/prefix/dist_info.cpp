@@ -1,8 +1,13 @@
 #include "prefix/dist_info.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
 #include <fstream>
 #include <iterator>
+#include <thread>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +42,44 @@ pep::RecordEntry record_entry(const fs::path& file, std::string relative) {
       .hash = pep::RecordHash{.algorithm = "sha256",
                               .digest = {digest.sha256.begin(), digest.sha256.end()}},
       .size = digest.size};
+}
+
+// Hashes `files` (site-packages-relative) on one thread per core, largest
+// first: relinked libraries are hundreds of MB each, and the .pyc files of
+// a big wheel number in the thousands.
+std::vector<pep::RecordEntry> record_entries(const fs::path& site_packages,
+                                             const std::vector<std::string>& files) {
+  std::vector<std::uintmax_t> sizes(files.size(), 0);
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ignored;  // a missing file fails below, with its name
+    sizes[i] = fs::file_size(site_packages / files[i], ignored);
+    order[i] = i;
+  }
+  std::ranges::sort(order, [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+  std::vector<pep::RecordEntry> entries(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t k = next++; k < order.size(); k = next++) {
+      const auto i = order[k];
+      try {
+        entries[i] = record_entry(site_packages / files[i], files[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  {
+    const std::size_t threads =
+        std::min<std::size_t>(files.size(), std::max(1U, std::thread::hardware_concurrency()));
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+  return entries;
 }
 
 std::vector<pep::RecordEntry> read_record(const fs::path& record) {
@@ -139,7 +182,17 @@ void add_to_record(const fs::path& prefix, const fs::path& dist_info, const fs::
   const fs::path directory = prefix / dist_info;
   const auto relative_dist = directory.lexically_relative(site_packages).generic_string();
   auto entries = read_record(directory / "RECORD");
-  for (const auto& file : files) upsert(entries, record_entry(site_packages / file, file));
+  // Thousands of .pyc rows against thousands of RECORD rows: by name.
+  std::unordered_map<std::string, std::size_t> row_of;
+  for (std::size_t i = 0; i < entries.size(); ++i) row_of.emplace(entries[i].path, i);
+  for (auto& entry : record_entries(site_packages, files)) {
+    if (const auto it = row_of.find(entry.path); it != row_of.end()) {
+      entries[it->second] = std::move(entry);
+    } else {
+      row_of.emplace(entry.path, entries.size());
+      entries.push_back(std::move(entry));
+    }
+  }
   write_record_file(directory / "RECORD", std::move(entries), relative_dist + "/RECORD");
 }
 

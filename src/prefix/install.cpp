@@ -1,5 +1,6 @@
 #include "prefix/install.hpp"
 
+#include <fstream>
 #include <map>
 
 #include "core/errors.hpp"
@@ -83,6 +84,21 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
   if (request.check) {
     result.check = check_prefix(staging.dir(), *request.check);
     if (!result.check->passed()) throw_check_failure(*result.check);
+  }
+
+  if (!request.provenance.is_null()) {
+    auto provenance = request.provenance;
+    provenance["site_packages"] = site.lexically_relative(staging.dir()).generic_string();
+    auto& wheels = provenance["installed"] = nlohmann::json::array();
+    for (const auto& installed : result.wheels)
+      wheels.push_back({{"name", installed.name},
+                        {"version", installed.version},
+                        {"dist_info", installed.dist_info.generic_string()}});
+    const fs::path file = staging.dir() / k_provenance_file;
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << provenance.dump(2) << '\n';
+    if (!out.flush()) throw IoError(file.string(), "cannot write");
   }
 
   staging.commit();

@@ -43,7 +43,13 @@ struct PrefixInstallRequest {
   std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
   std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
+  /// Written to PREFIX/easybuild/wheelmod-install.json (what `wheelmod
+  /// module` reads: toolchain, Python, the modules to load); null: none.
+  nlohmann::json provenance;
 };
+
+/// Where an installation's provenance lives, relative to its prefix.
+inline const std::filesystem::path k_provenance_file = "easybuild/wheelmod-install.json";
 
 struct PrefixInstallResult {
   std::filesystem::path prefix;

@@ -120,16 +120,25 @@ class DependencyMapper {
       return dependency;
     }
     const auto* generation = m_session.request.generation;
+    bool library = false;
     if (generation) {
       if (const auto it = generation->cuda_libraries.find(dependency.name);
           it != generation->cuda_libraries.end()) {
+        library = true;
         if (map_library(dependency, requirement, it->second)) return dependency;
       } else if (const auto python = generation->python_packages.find(dependency.name);
                  python != generation->python_packages.end()) {
         if (map_python_module(dependency, requirement, python->second)) return dependency;
       }
     }
-    if (bundle(dependency, requirement, depth)) return dependency;
+    // A CUDA library is bundled only when asked: a site with modules does
+    // not expect a prefix carrying its own copy of cuDNN or NCCL.
+    const bool bundle_library = m_session.request.missing_libraries == MissingLibraries::bundle;
+    if ((!library || bundle_library) && bundle(dependency, requirement, depth)) return dependency;
+    if (library) {
+      dependency.resolution = DependencyResolution::missing;
+      if (bundle_library) dependency.note += "; the index has no fitting wheel to bundle";
+    }
     if (dependency.resolution != DependencyResolution::eb_module) {
       dependency.resolution = DependencyResolution::missing;
       if (dependency.note.empty())
@@ -152,12 +161,23 @@ class DependencyMapper {
   bool map_library(Dependency& dependency, const pep::Requirement& requirement,
                    const easybuild::CudaLibrary& library) {
     const auto cuda = target_cuda_version(m_session);
+    const auto& installed = m_session.request.module_installed;
     std::vector<const easybuild::LibraryProvider*> providers;
-    for (const auto& provider : library.provided_by)
-      if (fits_cuda(provider.cuda, cuda)) providers.push_back(&provider);
+    std::string absent;  // modules of the table this site lacks
+    for (const auto& provider : library.provided_by) {
+      if (!fits_cuda(provider.cuda, cuda)) continue;
+      if (installed && !installed(provider.module)) {
+        absent += (absent.empty() ? "" : ", ") + provider.module;
+        continue;
+      }
+      providers.push_back(&provider);
+    }
     if (providers.empty()) {
-      dependency.note = "no module of " + m_session.request.generation->name + " provides " +
-                        (library.libraries.empty() ? dependency.name : library.libraries.front());
+      const auto& what = library.libraries.empty() ? dependency.name : library.libraries.front();
+      dependency.note = absent.empty() ? "no module of " + m_session.request.generation->name +
+                                             " provides " + what
+                                       : "no module for " + what + " is installed here (" +
+                                             absent + " not found)";
       return false;
     }
     const auto* best = providers.front();

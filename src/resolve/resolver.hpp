@@ -6,6 +6,7 @@
 // or bundled wheels.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,13 @@
 
 namespace wheelmod::resolve {
 
+/// What becomes of a CUDA library (nvidia-cudnn-cu12 ...) that no module
+/// of the generation provides, or whose modules the site lacks.
+enum class MissingLibraries {
+  report,  // listed as missing: the site must add the module (the default)
+  bundle,  // the matching nvidia-* wheel from the index is bundled (--bundle-missing)
+};
+
 struct ResolveRequest {
   std::vector<pep::Requirement> specs;
   std::string index_root;                // URL of the index root (variants below it)
@@ -30,6 +38,11 @@ struct ResolveRequest {
   std::string python_source;
   pep::TagTarget tag_target;  // python, arch, glibc
   bool no_deps = false;
+  MissingLibraries missing_libraries = MissingLibraries::report;
+  /// Whether the site has a module ("cuDNN/9.5.1.17-CUDA-12.6.0"); unset:
+  /// every module of the generation's table is taken to exist. Consulted
+  /// for CUDA libraries only, whose directories the relink needs.
+  std::function<bool(const std::string& module)> module_installed;
 };
 
 /// Resolves `request`. Throws UnsatisfiableError (exit 3) listing the

@@ -39,16 +39,16 @@ class Runner:
     def close(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
-    def command(self, spec, prefix, *extra):
+    def command(self, spec, prefix, *extra, eb=None):
         # The old installation of the replace tests is a CPU build (2.5.1+cpu).
         accelerator = "cpu" if spec == OLD else "cuda"
         return [self.wheelmod, "-q", "install", spec, "--toolchain", "foss-2024a", "--accelerator",
                 accelerator, "--python", PYTHON, "--arch", "x86_64", "--glibc", "2.28",
-                "--index", self.index, "--cache-dir", self.cache, "--eb-installpath", self.sample,
-                "--python-exe", sys.executable, "--prefix", prefix, *extra]
+                "--index", self.index, "--cache-dir", self.cache, "--eb-installpath",
+                eb or self.sample, "--python-exe", sys.executable, "--prefix", prefix, *extra]
 
-    def install(self, spec, prefix, *extra, expect=0):
-        command = self.command(spec, prefix, *extra)
+    def install(self, spec, prefix, *extra, expect=0, eb=None):
+        command = self.command(spec, prefix, *extra, eb=eb)
         return run_expecting(command, expect, timeout=300)
 
 
@@ -150,6 +150,54 @@ def killed(r):
     print("states seen:", sorted(seen))
 
 
+def rpath_of(library):
+    dynamic = subprocess.run(["readelf", "-d", library], capture_output=True, text=True,
+                             check=True).stdout
+    for line in dynamic.splitlines():
+        if "(RPATH)" in line or "(RUNPATH)" in line:
+            return line.split("[", 1)[1].rsplit("]", 1)[0]
+    return None
+
+
+def bundle_missing(r):
+    """A site without the cuSPARSELt module: install stops before downloading anything and
+    names the library (exit 6); with --bundle-missing the index's nvidia-cusparselt-cu12
+    wheel goes into the prefix, torch's RPATH keeps its directory, and import works."""
+    eb = os.path.join(r.work, "eb-without-cusparselt")
+    os.makedirs(os.path.join(eb, "software"))
+    for name in os.listdir(os.path.join(r.sample, "software")):
+        if name != "cuSPARSELt":
+            os.symlink(os.path.join(r.sample, "software", name), os.path.join(eb, "software", name))
+    prefix = os.path.join(r.work, "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    result = r.install("torch==2.6.0", prefix, expect=6, eb=eb)
+    check("nvidia-cusparselt-cu12" in result.stderr and "cuSPARSELt/0.6.3.2-CUDA-12.6.0"
+          in result.stderr and "--bundle-missing" in result.stderr, result.stderr)
+    check(not os.path.exists(prefix), "the refused install created the prefix")
+    downloaded = glob.glob(os.path.join(r.cache, "wheels", "**", "*"), recursive=True)
+    check(not [f for f in downloaded if os.path.isfile(f)], f"wheels downloaded: {downloaded}")
+
+    r.install("torch==2.6.0", prefix, "--bundle-missing", eb=eb)
+    site = site_of(prefix)
+    bundled = os.path.join(site, "nvidia", "cusparselt", "lib", "libcusparseLt.so.0")
+    check(os.path.isfile(bundled), f"{bundled} not installed")
+    check(glob.glob(os.path.join(site, "nvidia_cusparselt_cu12-*.dist-info")), "no dist-info")
+    rpath = rpath_of(os.path.join(site, "torch", "lib", "libtorch_cuda.so"))
+    entries = rpath.split(":")
+    check("$ORIGIN/../../nvidia/cusparselt/lib" in entries, f"bundled directory not kept: {rpath}")
+    check(os.path.join(eb, "software", "cuDNN", "9.5.0.50-CUDA-12.6.0", "lib") in entries,
+          f"cuDNN not mapped to the module: {rpath}")
+    check(not [e for e in entries if "nvidia/cudnn" in e], f"nvidia/cudnn left: {rpath}")
+    torch_dist = glob.glob(os.path.join(site, "torch-*.dist-info"))[0]
+    with open(os.path.join(torch_dist, "METADATA")) as handle:
+        metadata = handle.read()
+    # The bundled wheel satisfies its requirement itself; module-provided ones are stripped.
+    check("Requires-Dist: nvidia-cusparselt-cu12" in metadata, "the bundled requirement was removed")
+    check("Requires-Dist: nvidia-cudnn-cu12" not in metadata, "a module requirement was left")
+    imported = import_torch(prefix)
+    check(imported.returncode == 0, f"import torch failed:\n{imported.stderr}")
+    verify_records(prefix)
+
+
 def bad_input(r):
     """Usage mistakes: exit 2, nothing created."""
     prefix = os.path.join(r.work, "bad")
@@ -162,7 +210,8 @@ def bad_input(r):
     check(not os.path.exists(prefix), "bad input created the prefix")
 
 
-SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bad_input)}
+SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
+                                          bad_input)}
 
 
 def main():
