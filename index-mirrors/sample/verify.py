@@ -176,7 +176,9 @@ def check_wheel_file(p, name, entry, raw, tags):
     message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw)
     p.check(message["Wheel-Version"] == "1.0", name, "WHEEL Wheel-Version")
     purelib = message["Root-Is-Purelib"] == "true"
-    p.check(purelib == (entry["accelerator"] is None), name, "WHEEL Root-Is-Purelib")
+    # NVIDIA declares its library wheels purelib although they are native.
+    want_purelib = entry["accelerator"] is None or entry["project"].startswith("nvidia-")
+    p.check(purelib == want_purelib, name, "WHEEL Root-Is-Purelib")
     wheel_tags = {Tag(*t.split("-")) for t in message.get_all("Tag")}
     p.check(wheel_tags == set(tags), name, "WHEEL Tag lines differ from the file name's tags")
 
@@ -350,6 +352,8 @@ def check_quirks(p, manifest):
     has("cu124", "torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl")
     has("cu126", "torchvision-0.21.0-cp312-cp312-linux_aarch64.whl")
     has("root", "pytorch_triton_rocm-3.2.0-cp312-cp312-linux_x86_64.whl")
+    has("cu126", "nvidia_cusparselt_cu12-0.6.3-py3-none-manylinux2014_x86_64.whl")
+    has("cu126", "nvidia_cusparselt_cu12-0.6.3-py3-none-manylinux2014_aarch64.whl")
     for e in wheels:
         subject = f"catalogue:{e['filename']}"
         if e["project"] == "torch" and e["public_version"] == "2.5.1":
@@ -374,6 +378,53 @@ def check_quirks(p, manifest):
         if e["project"] in ("torch", "torchvision", "torchaudio"):
             new = e["public_version"] in ("2.6.0", "0.21.0")
             p.check(e["has_metadata_file"] == new, subject, "PEP 658 .metadata exactly for the 2.6 generation")
+        if e["project"] == "nvidia-cusparselt-cu12":
+            check_cusparselt_entry(p, subject, e)
+    # Every cu126 x86_64 torch pins the cuSPARSELt wheel its directory serves.
+    for e in wheels:
+        if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64":
+            pins = [r.split(";")[0] for r in e["requires_dist"] if r.startswith("nvidia-cusparselt-cu12")]
+            served = {f"nvidia-cusparselt-cu12=={n['version']}" for n in wheels
+                      if n["project"] == "nvidia-cusparselt-cu12" and n["variant"] == "cu126"}
+            p.check(pins and set(pins) <= served, f"catalogue:{e['filename']}", f"{pins} not served: {served}")
+
+
+CUSPARSELT_LIBRARY = "cusparselt/lib/libcusparseLt.so.0"
+
+
+def check_cusparselt_entry(p, subject, e):
+    """NVIDIA's wheel: py3-none-manylinux2014_<arch>, one library where
+    torch 2.6's RPATH entry $ORIGIN/../../cusparselt/lib looks, no NEEDED
+    beyond libc and no search path of its own."""
+    p.check(e["location"] == "variant" and e["variant"] == "cu126", subject, "served from whl/cu126/")
+    p.check(e["python"] == "py3" and e["abi"] == "none", subject, "py3-none")
+    p.check(e["platform"] == f"manylinux2014_{e['arch']}", subject, f"platform {e['platform']}")
+    p.check(e["requires_dist"] == [], subject, "nvidia-cusparselt-cu12 requires nothing")
+    p.check(e["has_hash_on_index"] and not e["second_host"], subject, "hashed link on the main host")
+    p.check(set(e["elf_members"]) == {CUSPARSELT_LIBRARY}, subject, f"ELF members {sorted(e['elf_members'])}")
+    library = e["elf_members"].get(CUSPARSELT_LIBRARY, {})
+    p.check(library.get("soname") == "libcusparseLt.so.0", subject, f"SONAME {library.get('soname')}")
+    p.check(library.get("needed") == ["libc.so.6"], subject, f"NEEDED {library.get('needed')}")
+    p.check(library.get("rpath") is None and library.get("runpath") is None, subject, "RPATH/RUNPATH set")
+
+
+def check_cusparselt_symbols(p, root, manifest, elf_cache):
+    """The wheel's library exports what libtorch_cuda calls, like the module's."""
+    for e in manifest["wheels"]:
+        if e["project"] != "nvidia-cusparselt-cu12":
+            continue
+        data = zipfile.ZipFile(os.path.join(root, e["path"])).read(CUSPARSELT_LIBRARY)
+        key = ("dyn-syms", sha256(data))
+        if key not in elf_cache:
+            with tempfile.NamedTemporaryFile() as handle:
+                handle.write(data)
+                handle.flush()
+                elf_cache[key] = subprocess.run(
+                    ["readelf", "-W", "--dyn-syms", handle.name], capture_output=True, text=True, check=True
+                ).stdout
+        defined = [line for line in elf_cache[key].splitlines() if " UND " not in line]
+        exported = any(line.split()[-1] == "cusparseLtGetVersion" for line in defined if line.split())
+        p.check(exported, f"{e['filename']}:{CUSPARSELT_LIBRARY}", "does not export cusparseLtGetVersion")
 
 
 # -- importing the cp311 wheels ---------------------------------------------
@@ -458,6 +509,63 @@ def check_imports(p, root, manifest, python):
             result = subprocess.run([python, "-c", script], env=env, capture_output=True, text=True, cwd=site)
             p.check(result.returncode == 0, subject, f"import failed:\n{result.stderr}")
             p.imports += 1
+        bundled = nvidia_wheels_for(manifest, torch_entry)
+        if cuda and bundled:
+            check_bundled_import(p, root, manifest, python, torch_entry, companions, bundled, script, cuda)
+
+
+def nvidia_wheels_for(manifest, torch_entry):
+    """The nvidia-* wheels of torch's directory and architecture that it pins."""
+    pins = {r.split(";")[0].strip() for r in torch_entry["requires_dist"] if r.startswith("nvidia-")}
+    return [
+        e
+        for e in manifest["wheels"]
+        if e["project"].startswith("nvidia-")
+        and e["variant"] == torch_entry["variant"]
+        and e["arch"] == torch_entry["arch"]
+        and f"{e['project']}=={e['version']}" in pins
+    ]
+
+
+BUNDLED_SCRIPT = """
+import os
+for arcname in {arcnames!r}:
+    want = os.path.realpath(arcname)
+    stem = os.path.basename(arcname).split(".so")[0] + ".so"
+    mapped = {{line.split()[-1] for line in open("/proc/self/maps") if line.split()[-1:] and
+               os.path.basename(line.split()[-1]).startswith(stem)}}
+    assert mapped == {{want}}, (arcname, mapped)
+print("bundled ok")
+"""
+
+
+def check_bundled_import(p, root, manifest, python, torch_entry, companions, bundled, script, cuda):
+    """The sample modules minus those the nvidia-* wheels replace: the import
+    fails without the wheels and works with them unpacked beside torch
+    (where torch's RPATH $ORIGIN/../../ entries look), loading their copies."""
+    sonames = {m["soname"] for e in bundled for m in e["elf_members"].values()}
+    modules = manifest["software"]["modules"]
+    replaced = {m for m, info in modules.items() if any(lib["soname"] in sonames for lib in info["libraries"])}
+    dirs = eb_library_path(root, manifest, cuda)
+    skip = {os.path.join(root, posixpath.dirname(lib["path"])) for m in replaced for lib in modules[m]["libraries"]}
+    arcnames = sorted(a for e in bundled for a in e["elf_members"])
+    subject = f"import:{torch_entry['filename']}+{'+'.join(e['filename'] for e in bundled)}"
+    for with_wheels in (False, True):
+        with tempfile.TemporaryDirectory() as site:
+            for e in [torch_entry] + companions + (bundled if with_wheels else []):
+                zipfile.ZipFile(os.path.join(root, e["path"])).extractall(site)
+                for member in e["elf_members"]:
+                    os.chmod(os.path.join(site, member), 0o755)
+            env = dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1")
+            env["LD_LIBRARY_PATH"] = ":".join(d for d in dirs if d not in skip)
+            code = script + (BUNDLED_SCRIPT.format(arcnames=arcnames) if with_wheels else "")
+            result = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, cwd=site)
+            if with_wheels:
+                p.check(result.returncode == 0, subject, f"import with the wheels failed:\n{result.stderr}")
+                p.imports += 1
+            else:
+                missing = result.returncode != 0 and all(s in result.stderr for s in sonames)
+                p.check(missing, subject, f"imports without {sorted(sonames)}:\n{result.stderr}")
 
 
 def main(argv=None) -> int:
@@ -477,6 +585,7 @@ def main(argv=None) -> int:
         check_wheel(p, root, entry, elf_cache)
     check_software(p, root, manifest, elf_cache)
     check_quirks(p, manifest)
+    check_cusparselt_symbols(p, root, manifest, elf_cache)
     check_pages(p, root, manifest, "relative")
     with tempfile.TemporaryDirectory() as dest:
         second_host = "http://localhost:8123"

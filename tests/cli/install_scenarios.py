@@ -178,12 +178,14 @@ def bundle_missing(r):
 
     r.install("torch==2.6.0", prefix, "--bundle-missing", eb=eb)
     site = site_of(prefix)
-    bundled = os.path.join(site, "nvidia", "cusparselt", "lib", "libcusparseLt.so.0")
+    # nvidia-cusparselt-cu12 0.6 installs at the top of site-packages (cusparselt/lib), the
+    # directory torch 2.6's RPATH names; later releases moved under nvidia/.
+    bundled = os.path.join(site, "cusparselt", "lib", "libcusparseLt.so.0")
     check(os.path.isfile(bundled), f"{bundled} not installed")
     check(glob.glob(os.path.join(site, "nvidia_cusparselt_cu12-*.dist-info")), "no dist-info")
     rpath = rpath_of(os.path.join(site, "torch", "lib", "libtorch_cuda.so"))
     entries = rpath.split(":")
-    check("$ORIGIN/../../nvidia/cusparselt/lib" in entries, f"bundled directory not kept: {rpath}")
+    check("$ORIGIN/../../cusparselt/lib" in entries, f"bundled directory not kept: {rpath}")
     check(os.path.join(eb, "software", "cuDNN", "9.5.0.50-CUDA-12.6.0", "lib") in entries,
           f"cuDNN not mapped to the module: {rpath}")
     check(not [e for e in entries if "nvidia/cudnn" in e], f"nvidia/cudnn left: {rpath}")

@@ -256,7 +256,10 @@ class Wheel:
 
     @property
     def purelib(self) -> bool:
-        return self.build is None
+        # NVIDIA's library wheels say Root-Is-Purelib: true although they
+        # carry shared libraries, so where purelib and platlib differ they
+        # land apart from torch (pytorch#144433).
+        return self.build is None or self.project.startswith("nvidia_")
 
 
 def _native(project, version, cell, python, release, location="variant"):
@@ -301,10 +304,50 @@ def wheels() -> list[Wheel]:
             for python in triton_pythons:
                 wheel = _native(project, release.triton, cell, python, release, location="root")
                 out.append(wheel)
+    out += nvidia_wheels()
     for version in ("3.3", "3.4.2"):
         out.append(_pure("networkx", version, "root"))
     for version in ("1.13.1", "1.13.3"):
         out.append(_pure("sympy", version, "mirror"))
+    return out
+
+
+# nvidia-* wheels the torch index serves as its own S3 objects in a variant
+# directory (whl/cu124/nvidia_cudnn_cu12-9.1.0.70-…whl, pytorch#193491), with
+# a #sha256= fragment. Only the one library that has no module in every
+# sample toolchain generation: (project, version, variant, {arch: platform}).
+# The version is the cu126 torch 2.6 pin (CUDA_PINS); NVIDIA publishes it for
+# both architectures as plain manylinux2014 tags.
+NVIDIA_WHEELS = (
+    (
+        "nvidia_cusparselt_cu12",
+        "0.6.3",
+        "cu126",
+        {"x86_64": "manylinux2014_x86_64", "aarch64": "manylinux2014_aarch64"},
+    ),
+)
+
+
+def nvidia_wheels() -> list[Wheel]:
+    out = []
+    for project, version, variant, platforms in NVIDIA_WHEELS:
+        for arch, platform in platforms.items():
+            out.append(
+                Wheel(
+                    project=project,
+                    version=version,
+                    local=None,
+                    python="py3",
+                    abi="none",
+                    platform=platform,
+                    location="variant",
+                    variant=variant,
+                    build=variant,
+                    arch=arch,
+                    # As the 2.6 generation of the same directory (README "Choices").
+                    metadata_file=True,
+                )
+            )
     return out
 
 
@@ -539,6 +582,32 @@ def metadata(wheel: Wheel) -> str:
             ("Provides-Extra", "dev"),
             ("Requires-Dist", 'pytest>=7.1.0; extra == "dev"'),
             ("Requires-Dist", 'hypothesis>=6.70.0; extra == "dev"'),
+        ]
+        return _headers(fields) + "\n" + SAMPLE_NOTE
+    if wheel.project == "nvidia_cusparselt_cu12":
+        # The fields `pip show nvidia-cusparselt-cu12` prints, in the layout
+        # of NVIDIA's other CUDA wheels (README "Choices").
+        fields = [
+            ("Metadata-Version", "2.1"),
+            ("Name", "nvidia-cusparselt-cu12"),
+            ("Version", wheel.version),
+            ("Summary", "NVIDIA cuSPARSELt"),
+            ("Home-page", "https://developer.nvidia.com/cusparselt"),
+            ("Author", "NVIDIA Corporation"),
+            ("Author-email", "cuda_installer@nvidia.com"),
+            ("License", "NVIDIA Proprietary Software"),
+            ("Keywords", "cuda,nvidia,runtime,machine learning,deep learning"),
+            ("Classifier", "Development Status :: 4 - Beta"),
+            ("Classifier", "Intended Audience :: Developers"),
+            ("Classifier", "Intended Audience :: Science/Research"),
+            ("Classifier", "License :: Other/Proprietary License"),
+            ("Classifier", "Natural Language :: English"),
+            ("Classifier", "Programming Language :: Python :: 3"),
+            ("Classifier", "Topic :: Scientific/Engineering"),
+            ("Classifier", "Topic :: Software Development :: Libraries"),
+            ("Classifier", "Operating System :: POSIX :: Linux"),
+            ("Requires-Python", ">=3"),
+            ("License-File", "License.txt"),
         ]
         return _headers(fields) + "\n" + SAMPLE_NOTE
     raise ValueError(f"no metadata for {wheel.project}")

@@ -327,7 +327,8 @@ def eb_targets(builder: Builder, toolchain: Toolchain, root: str) -> dict[str, d
 
 # DT_RPATH of the CUDA wheels' torch/lib/*.so, from pytorch
 # .ci/manywheel/build_cuda.sh. The 2.6 list gained '$ORIGIN/../../cusparselt/lib'
-# (sic, without nvidia/) with pytorch#138547 (merged 2024-11-05, after 2.5.1).
+# with pytorch#138547 (merged 2024-11-05, after 2.5.1): without nvidia/, as
+# the cu12 cuSPARSELt wheels install a top-level cusparselt/ package.
 CUDA_RPATHS_2_5 = tuple(
     f"$ORIGIN/../../nvidia/{d}/lib"
     for d in (
@@ -587,6 +588,22 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
     return members
 
 
+# nvidia-* wheel -> (arcname of its library, SONAME in the sample module set).
+NVIDIA_WHEEL_LIBRARIES = {
+    "nvidia_cusparselt_cu12": ("cusparselt/lib/libcusparseLt.so.0", "libcusparseLt.so.0"),
+}
+
+
+def nvidia_members(wheel, stubs) -> list[Member]:
+    """The library of an nvidia-* wheel: the build the sample module of the
+    variant's CUDA installs (same source, SONAME and API version, no NEEDED
+    beyond libc, no RPATH), so torch gets the same answers whichever copy
+    the loader picks; only the path tells them apart."""
+    arcname, soname = NVIDIA_WHEEL_LIBRARIES[wheel.project]
+    eb_cuda = catalogue.ACCELERATORS[wheel.variant].eb_cuda
+    return [Member(arcname, stubs[eb_cuda][soname])]
+
+
 def plan(builder, toolchains: dict[str, Toolchain], software_roots: dict[str, str], work: str, wheels):
     """Adds every target the wheels need. Returns (filename -> members,
     the x86_64 software tree's SONAME -> Target per CUDA version).
@@ -611,4 +628,6 @@ def plan(builder, toolchains: dict[str, Toolchain], software_roots: dict[str, st
             members[wheel.filename] = domain_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
         elif wheel.project in ("triton", "pytorch_triton_rocm"):
             members[wheel.filename] = triton_members(builder, tc, work, wheel)
+        elif wheel.project.startswith("nvidia_"):
+            members[wheel.filename] = nvidia_members(wheel, stubs[wheel.arch])
     return members, stubs["x86_64"]

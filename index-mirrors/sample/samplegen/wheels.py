@@ -324,6 +324,37 @@ def pure_files(wheel):
     return files, dist
 
 
+CUSPARSELT_HEADER = """\
+/* cuSPARSELt header of the sample nvidia-cusparselt-cu12 wheel (wheelmod
+ * index-mirrors/sample): only what its library exports. */
+#pragma once
+
+#define CUSPARSELT_VER_MAJOR {major}
+#define CUSPARSELT_VER_MINOR {minor}
+#define CUSPARSELT_VER_PATCH {patch}
+#define CUSPARSELT_VERSION (CUSPARSELT_VER_MAJOR * 1000 + CUSPARSELT_VER_MINOR * 100 + CUSPARSELT_VER_PATCH)
+
+int cusparseLtGetVersion(const void* handle, int* version);
+"""
+
+
+def nvidia_files(wheel):
+    """The cu12 cuSPARSELt wheel's layout: a top-level cusparselt/ package
+    (not NVIDIA's usual nvidia/<component>/), which is why torch 2.6's RPATH
+    names $ORIGIN/../../cusparselt/lib and its sys.path fallback also looks
+    in <entry>/<component>/lib (README "Index quirks")."""
+    major, minor, patch = wheel.version.split(".")
+    files = {
+        "cusparselt/__init__.py": _text(""),
+        "cusparselt/include/cusparseLt.h": _text(CUSPARSELT_HEADER.format(major=major, minor=minor, patch=patch)),
+    }
+    dist = {
+        "License.txt": b"Sample wheel; the real cuSPARSELt is NVIDIA proprietary software.\n",
+        "top_level.txt": b"cusparselt\n",
+    }
+    return files, dist
+
+
 def cpython_tag(wheel) -> str:
     """The extension-module suffix part: cpython-312-x86_64-linux-gnu."""
     return f"cpython-{wheel.python[2:]}-{wheel.arch}-linux-gnu"
@@ -337,6 +368,8 @@ def files_for(wheel, members, read_target):
         files, dist = domain_files(wheel)
     elif wheel.project in ("triton", "pytorch_triton_rocm"):
         files, dist = triton_files(wheel)
+    elif wheel.project.startswith("nvidia_"):
+        files, dist = nvidia_files(wheel)
     else:
         files, dist = pure_files(wheel)
     elf = {}
