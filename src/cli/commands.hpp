@@ -43,5 +43,7 @@ CommandRunner add_fetch_command(CLI::App& app);
 CommandRunner add_relink_command(CLI::App& app);
 CommandRunner add_install_command(CLI::App& app);
 CommandRunner add_check_command(CLI::App& app);
+CommandRunner add_module_command(CLI::App& app);
+CommandRunner add_easyconfig_command(CLI::App& app);
 
 }  // namespace wheelmod::cli
