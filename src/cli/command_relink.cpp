@@ -35,6 +35,8 @@ std::string_view method_text(elf::EditMethod method) {
       return "unchanged";
     case elf::EditMethod::in_place:
       return "in place";
+    case elf::EditMethod::appended:
+      return "appended";
     case elf::EditMethod::patchelf:
       return "patchelf";
   }
@@ -133,7 +135,8 @@ CommandRunner add_relink_command(CLI::App& app) {
                 "Write DT_RUNPATH instead of DT_RPATH (EasyBuild's RPATH check expects RPATH)");
   sub->add_flag("--dry-run", options->dry_run, "Show old -> new for each file, change nothing");
   sub->add_option("--patchelf", options->patchelf,
-                  "patchelf program, used when a new path does not fit in place");
+                  "patchelf program, used when a new path does not fit in place in a program "
+                  "(or an unusual library layout)");
   add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_relink(*options, context); };
 }

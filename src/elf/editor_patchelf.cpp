@@ -99,6 +99,9 @@ void SiblingCopy::commit() {
     (void)::fchown(copy.get(), m_original_status.st_uid, m_original_status.st_gid);
   if (::fchmod(copy.get(), m_original_status.st_mode & 07777) != 0)
     throw io_failure(m_path, "cannot set the mode");
+  // A crash must leave the old file or all of the new one. ext4 writes a
+  // file renamed over another back before the rename anyway (auto_da_alloc,
+  // ext4(5)), so this costs nothing more there; other file systems need it.
   if (::fsync(copy.get()) != 0) throw io_failure(m_path, "cannot flush to disk");
   if (::rename(m_path.c_str(), m_original.c_str()) != 0)
     throw io_failure(m_original, "cannot replace with the edited copy");

@@ -1,5 +1,6 @@
-// Private to src/elf: the slow path of the search-path editor. patchelf
-// rewrites a file when .dynstr must grow; it runs on a copy beside the file
+// Private to src/elf: the copy that a growing edit works on, and the slow
+// path of the search-path editor. The grower (editor_grow.hpp) and, for
+// programs and unusual layouts, patchelf change a copy beside the file,
 // which then replaces it with rename(2), so a process that has the old file
 // mapped keeps its inode and a crash leaves either file whole.
 #pragma once
@@ -14,8 +15,9 @@
 namespace wheelmod::elf::detail {
 
 /// A copy of `file` (symbolic links resolved) in the same directory
-/// (".NAME.wheelmod-XXXXXX"), removed on destruction unless commit()
-/// renamed it over the original.
+/// (".NAME.wheelmod-XXXXXX"), made in the kernel (copy_file_range(2), a
+/// reflink where the file system shares extents), removed on destruction
+/// unless commit() renamed it over the original.
 class SiblingCopy {
  public:
   explicit SiblingCopy(const std::filesystem::path& link_or_file);

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/unique_fd.hpp"
+#include "elf/editor_grow.hpp"
 #include "elf/editor_patchelf.hpp"
 #include "elf/editor_string_users.hpp"
 #include "elf/elf_image.hpp"
@@ -79,42 +80,39 @@ bool fits_in_place(const ElfImage& image, const PathEntry& entry, const std::str
          detail::StringUse::unused;
 }
 
-void write_at(int fd, std::span<const unsigned char> bytes, std::uint64_t offset,
-              const std::filesystem::path& file) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t wrote =
-        ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0)
-      throw IoError(file.string(), std::string("cannot write: ") + std::strerror(errno));
-    done += static_cast<std::size_t>(wrote);
-  }
-}
-
-// Rewrites the dynamic array: entry `keep` gets `tag` (and `string_index`
-// when given), the entries in `drop` go. gABI "Dynamic Section": apart from
-// the final DT_NULL and the relative order of DT_NEEDED entries, entries may
-// appear in any order, and nothing after the first DT_NULL is read. So the
-// later entries move up over the dropped ones and DT_NULL fills the freed
-// slots; the array keeps its size and place.
-void rewrite_dynamic(const ElfImage& image, int fd, std::size_t keep, std::int64_t tag,
-                     std::optional<std::uint64_t> string_index, std::span<const std::size_t> drop,
-                     const std::filesystem::path& file) {
+// The dynamic array after an edit, without its DT_NULL: entry `keep` becomes
+// `kept` (with no `keep`, `kept` is added at the end), the entries in `drop`
+// go. gABI "Dynamic Section": apart from the final DT_NULL and the relative
+// order of DT_NEEDED entries, entries may appear in any order, and nothing
+// after the first DT_NULL is read.
+std::vector<DynEntry> edited_dynamic(const ElfImage& image, std::optional<std::size_t> keep,
+                                     DynEntry kept, std::span<const std::size_t> drop) {
   const auto& before = image.dynamic();
   std::vector<DynEntry> after;
   for (std::size_t i = 0; i < before.size(); ++i) {
-    if (i != keep && std::find(drop.begin(), drop.end(), i) != drop.end()) continue;
-    DynEntry entry = before[i];
-    if (i == keep) entry = {tag, string_index.value_or(entry.value)};
-    after.push_back(entry);
+    if (i == keep) {
+      after.push_back(kept);
+      continue;
+    }
+    if (std::find(drop.begin(), drop.end(), i) == drop.end()) after.push_back(before[i]);
   }
-  after.resize(before.size() + 1, DynEntry{DT_NULL, 0});  // + the old DT_NULL's slot
+  if (!keep) after.push_back(kept);
+  return after;
+}
+
+// Writes `after` over the dynamic array from the first entry that differs.
+// Later entries move up over dropped ones and DT_NULL fills the freed slots,
+// so the array keeps its place; it grows only into slots that the caller
+// knows PT_DYNAMIC holds.
+void write_dynamic(const ElfImage& image, int fd, std::vector<DynEntry> after,
+                   const std::filesystem::path& file) {
+  const auto& before = image.dynamic();
+  after.resize(std::max(after.size(), before.size()) + 1, DynEntry{DT_NULL, 0});
   std::size_t first = 0;
   while (first < before.size() && before[first].tag == after[first].tag &&
          before[first].value == after[first].value)
     ++first;
-  if (first == before.size()) return;
+  if (first == before.size() && after.size() == before.size() + 1) return;
 
   const std::size_t word = image.word_size();
   std::vector<unsigned char> bytes((after.size() - first) * 2 * word);
@@ -123,7 +121,7 @@ void rewrite_dynamic(const ElfImage& image, int fd, std::size_t keep, std::int64
     image.encode(static_cast<std::uint64_t>(after[i].tag), slot.first(word));
     image.encode(after[i].value, slot.last(word));
   }
-  write_at(fd, bytes, image.dynamic_offset() + first * 2 * word, file);
+  detail::write_at(fd, bytes, image.dynamic_offset() + first * 2 * word, file);
 }
 
 // The file, reopened for writing; refuses when it was replaced meanwhile.
@@ -191,7 +189,19 @@ SearchPathEdit set_search_path(const std::filesystem::path& file, const std::str
   const auto target = std::find_if(entries.begin(), entries.end(), [&](const PathEntry& e) {
     return fits_in_place(image, e, value, path_indices);
   });
-  edit.method = target != entries.end() ? EditMethod::in_place : EditMethod::patchelf;
+  // Growing keeps the first entry (or adds one in a spare DT_NULL slot); its
+  // string index is known once the plan is.
+  std::optional<std::size_t> keep;
+  if (!entries.empty()) keep = entries.front().index;
+  std::vector<DynEntry> grown;
+  std::optional<detail::GrowthPlan> growth;
+  if (target == entries.end()) {
+    grown = edited_dynamic(image, keep, {dynamic_tag(tag), 0}, path_indices);
+    growth = detail::plan_growth(image, value.size(), grown.size());
+  }
+  edit.method = target != entries.end() ? EditMethod::in_place
+                : growth                ? EditMethod::appended
+                                        : EditMethod::patchelf;
   if (options.dry_run) return edit;
   const auto names = other_names(image);
 
@@ -201,29 +211,42 @@ SearchPathEdit set_search_path(const std::filesystem::path& file, const std::str
       const std::uint64_t index = image.dynamic()[target->index].value;
       std::vector<unsigned char> bytes(target->value.size() + 1, 0);  // NUL-padded
       std::copy(value.begin(), value.end(), bytes.begin());
-      write_at(out.get(), bytes, image.strtab_offset() + index, file);
+      detail::write_at(out.get(), bytes, image.strtab_offset() + index, file);
     }
-    rewrite_dynamic(image, out.get(), target->index, dynamic_tag(tag), std::nullopt, path_indices,
-                    file);
+    write_dynamic(
+        image, out.get(),
+        edited_dynamic(image, target->index,
+                       {dynamic_tag(tag), image.dynamic()[target->index].value}, path_indices),
+        file);
     verify(file, file, names, value, tag);
     return edit;
   }
 
   detail::SiblingCopy copy(file);
-  if (!entries.empty()) {
-    // patchelf overwrites an old string that it outgrows with 'X's, which
-    // would break a string sharing its tail, and keeps the tag it finds.
-    // So the copy's kept entry first names the empty string at index 0
-    // (gABI "String Table": index 0 always holds a NUL) under the wanted
-    // tag; patchelf then only appends.
-    if (image.read_uint(image.strtab_offset(), 1, "DT_STRTAB") != 0)
-      throw image.broken("DT_STRTAB does not start with a NUL byte");
-    const UniqueFd out(::open(copy.path().c_str(), O_RDWR | O_CLOEXEC));
-    if (!out) throw IoError(copy.path().string(), "cannot reopen the copy");
-    rewrite_dynamic(image, out.get(), entries.front().index, dynamic_tag(tag), 0, path_indices,
-                    copy.path());
+  const UniqueFd out(::open(copy.path().c_str(), O_RDWR | O_CLOEXEC));
+  if (!out) throw IoError(copy.path().string(), "cannot reopen the copy");
+  if (growth) {
+    for (auto& entry : grown) {
+      if (entry.tag == dynamic_tag(tag)) entry.value = growth->string_index;
+      if (entry.tag == DT_STRTAB) entry.value = growth->strtab_address;
+      if (entry.tag == DT_STRSZ) entry.value = growth->strtab_size;
+    }
+    detail::append_grown_strtab(image, *growth, value, out.get(), copy.path());
+    write_dynamic(image, out.get(), std::move(grown), copy.path());
+  } else {
+    if (keep) {
+      // patchelf overwrites an old string that it outgrows with 'X's, which
+      // would break a string sharing its tail, and keeps the tag it finds.
+      // So the copy's kept entry first names the empty string at index 0
+      // (gABI "String Table": index 0 always holds a NUL) under the wanted
+      // tag; patchelf then only appends.
+      if (image.read_uint(image.strtab_offset(), 1, "DT_STRTAB") != 0)
+        throw image.broken("DT_STRTAB does not start with a NUL byte");
+      write_dynamic(image, out.get(),
+                    edited_dynamic(image, keep, {dynamic_tag(tag), 0}, path_indices), copy.path());
+    }
+    detail::run_patchelf(options.patchelf, copy.path(), value, tag, file);
   }
-  detail::run_patchelf(options.patchelf, copy.path(), value, tag, file);
   verify(copy.path(), file, names, value, tag);
   copy.commit();
   return edit;

@@ -89,7 +89,7 @@ def cuda_modules(r):
     files = {f["file"]: f for f in report["files"]}
     check(report["elf_files"] >= 8, f"only {report['elf_files']} ELF files seen")
     cuda = files[f"lib/python{r.python}/site-packages/torch/lib/libtorch_cuda.so"]
-    check(cuda["method"] in ("in place", "patchelf"), f"libtorch_cuda.so: {cuda['method']}")
+    check(cuda["method"] in ("in place", "appended", "patchelf"), f"libtorch_cuda.so: {cuda['method']}")
     kind, value = rpath_of(os.path.join(prefix, cuda["file"]))
     check(kind == "RPATH", f"libtorch_cuda.so has {kind}, EasyBuild expects RPATH")
     check(value == cuda["new"], f"readelf shows {value}, the report says {cuda['new']}")

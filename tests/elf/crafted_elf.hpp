@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wheelmod::test {
@@ -26,6 +27,18 @@ struct CraftSpec {
   std::optional<std::string> rpath;
   std::optional<std::string> runpath;
 };
+
+// A library of the given class and byte order, for a machine of that kind
+// (x86-64, PPC64 big-endian, i386, PPC), needing libone.so and libtwo.so.
+inline CraftSpec crafted_library(bool elf64, bool little_endian, std::string soname) {
+  CraftSpec spec;
+  spec.elf64 = elf64;
+  spec.little_endian = little_endian;
+  spec.machine = elf64 ? (little_endian ? EM_X86_64 : EM_PPC64) : (little_endian ? EM_386 : EM_PPC);
+  spec.needed = {"libone.so", "libtwo.so"};
+  spec.soname = std::move(soname);
+  return spec;
+}
 
 struct CraftedElf {
   std::string bytes;

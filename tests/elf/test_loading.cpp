@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "elf/search_path_editor.hpp"
+#include "elf_edit_support.hpp"
 #include "elf_test_support.hpp"
 #include "temp_dir.hpp"
 
@@ -20,21 +21,9 @@ using wheelmod::elf::SearchPathTag;
 using wheelmod::test::run;
 using wheelmod::test::RunResult;
 
-EditMethod edit(const fs::path& file, const std::string& value, SearchPathTag tag) {
-  wheelmod::elf::EditOptions options;
-  options.patchelf = WHEELMOD_PATCHELF;
-  return wheelmod::elf::set_search_path(file, value, tag, options).method;
-}
-
-RunResult probe(const fs::path& library, const std::string& symbol) {
-  return run({WHEELMOD_ELF_PROBE, library.string(), symbol});
-}
-
-void require_loads(const RunResult& result, const std::string& output) {
-  INFO(result.output);
-  CHECK(result.exit_code == 0);
-  CHECK(result.output == output);
-}
+using wheelmod::test::edit;
+using wheelmod::test::probe;
+using wheelmod::test::require_loads;
 
 void require_dependency_missing(const RunResult& result) {
   INFO(result.output);
@@ -96,17 +85,16 @@ TEST_CASE("a library edited in place loads its dependency from the new path", "[
   require_loads(probe(library, "wm_fixture_value"), "4243\n");
 }
 
-TEST_CASE("a library edited by patchelf loads its dependency from the new path", "[elf][load]") {
+TEST_CASE("a library grown by appending loads its dependency from the new path", "[elf][load]") {
   wheelmod::test::TempDir temp("wheelmod-elf");
   const auto library =
       wheelmod::test::copy_into(WHEELMOD_ELF_RPATH_LIBRARY, temp.path() / "lib", "libuser.so");
-  const std::string far =
-      "software/CUDA/12.6.0/a-directory-name-long-enough-to-need-patchelf/lib64";
+  const std::string far = "software/CUDA/12.6.0/a-directory-name-long-enough-to-need-growing/lib64";
   wheelmod::test::copy_into(WHEELMOD_ELF_DEP, temp.path() / far, "libwmfixdep.so");
 
   require_dependency_missing(probe(library, "wm_fixture_value"));
   CHECK(edit(library, "/nonexistent/first:$ORIGIN/../" + far, SearchPathTag::rpath) ==
-        EditMethod::patchelf);
+        EditMethod::appended);
   require_loads(probe(library, "wm_fixture_value"), "4243\n");
   fs::remove_all(temp.path() / "software");
   require_dependency_missing(probe(library, "wm_fixture_value"));
@@ -119,14 +107,14 @@ TEST_CASE("libraries whose strings share the old path's bytes still load", "[elf
     const auto library =
         wheelmod::test::copy_into(WHEELMOD_ELF_TAIL_LIBRARY, temp.path() / "lib", "libwmtail.so");
     require_dependency_missing(probe(library, "wm_fixture_value"));
-    CHECK(edit(library, "$ORIGIN/deps", SearchPathTag::runpath) == EditMethod::patchelf);
+    CHECK(edit(library, "$ORIGIN/deps", SearchPathTag::runpath) == EditMethod::appended);
     require_loads(probe(library, "wm_fixture_value"), "4243\n");
   }
   SECTION("symbol name in the RUNPATH string") {
     const auto library = wheelmod::test::copy_into(WHEELMOD_ELF_SYMBOL_TAIL_LIBRARY,
                                                    temp.path() / "lib", "libwmsymtail.so");
     require_dependency_missing(probe(library, "wm_tail_symbol"));
-    CHECK(edit(library, "$ORIGIN/deps", SearchPathTag::runpath) == EditMethod::patchelf);
+    CHECK(edit(library, "$ORIGIN/deps", SearchPathTag::runpath) == EditMethod::appended);
     require_loads(probe(library, "wm_tail_symbol"), "4244\n");
   }
 }

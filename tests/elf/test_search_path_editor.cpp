@@ -1,7 +1,8 @@
 // set_search_path on the fixtures and on hand-made files: which route an
-// edit takes (in place / patchelf / unchanged), which bytes change, what
-// readelf sees afterwards, and the failures. Loading edited files is in
-// test_loading.cpp.
+// edit takes (in place / appended / patchelf / unchanged), which bytes
+// change, what readelf sees afterwards, and the failures. Loading edited
+// files is in test_loading.cpp; the appended layout in
+// test_search_path_grow.cpp.
 #include <elf.h>
 #include <unistd.h>
 
@@ -139,7 +140,7 @@ TEST_CASE("the same path under the same tag changes nothing", "[elf][edit]") {
   CHECK(fs::last_write_time(file) == time_before);
 }
 
-TEST_CASE("a longer path goes through patchelf on a copy that replaces the file", "[elf][edit]") {
+TEST_CASE("a longer path is appended on a copy that replaces the file", "[elf][edit]") {
   wheelmod::test::TempDir temp("wheelmod-elf");
   const auto file = wheelmod::test::copy_into(WHEELMOD_ELF_RPATH_LIBRARY, temp.path(), "lib.so");
   fs::permissions(file, fs::perms(0751));
@@ -148,7 +149,7 @@ TEST_CASE("a longer path goes through patchelf on a copy that replaces the file"
 
   SECTION("as RPATH") {
     const auto result = edit(file, longer, SearchPathTag::rpath);
-    CHECK(result.method == EditMethod::patchelf);
+    CHECK(result.method == EditMethod::appended);
     const auto reference = readelf(file);
     CHECK(reference.rpath == longer);
     CHECK(reference.rpath_entries == 1);
@@ -156,7 +157,7 @@ TEST_CASE("a longer path goes through patchelf on a copy that replaces the file"
   }
   SECTION("as RUNPATH") {
     const auto result = edit(file, longer, SearchPathTag::runpath);
-    CHECK(result.method == EditMethod::patchelf);
+    CHECK(result.method == EditMethod::appended);
     CHECK(result.old_tag == SearchPathTag::rpath);
     const auto reference = readelf(file);
     CHECK(reference.runpath == longer);
@@ -177,7 +178,7 @@ TEST_CASE("through a symbolic link, the file it names is edited", "[elf][edit]")
   const auto link = temp.path() / "lib.so";
   fs::create_symlink("lib.so.1", link);
   const std::string longer = std::string(WHEELMOD_ELF_RPATH_ORIGINAL) + ":/opt/more";
-  CHECK(edit(link, longer, SearchPathTag::rpath).method == EditMethod::patchelf);
+  CHECK(edit(link, longer, SearchPathTag::rpath).method == EditMethod::appended);
   CHECK(fs::is_symlink(link));
   CHECK(readelf(file).rpath == longer);
   CHECK(edit(link, "/short", SearchPathTag::rpath).method == EditMethod::in_place);
@@ -186,11 +187,11 @@ TEST_CASE("through a symbolic link, the file it names is edited", "[elf][edit]")
   CHECK(wheelmod::test::names_in(temp.path()) == std::vector<std::string>{"lib.so", "lib.so.1"});
 }
 
-TEST_CASE("a file without a search path gets one through patchelf", "[elf][edit]") {
+TEST_CASE("a library without a search path gets one in a spare DT_NULL slot", "[elf][edit]") {
   wheelmod::test::TempDir temp("wheelmod-elf");
   const auto file = wheelmod::test::copy_into(WHEELMOD_ELF_NORPATH_LIBRARY, temp.path(), "lib.so");
   const auto result = edit(file, "$ORIGIN", SearchPathTag::runpath);
-  CHECK(result.method == EditMethod::patchelf);
+  CHECK(result.method == EditMethod::appended);
   CHECK_FALSE(result.old_value);
   CHECK_FALSE(result.old_tag);
   const auto reference = readelf(file);
@@ -198,14 +199,14 @@ TEST_CASE("a file without a search path gets one through patchelf", "[elf][edit]
   CHECK(reference.soname == "libwmfix_norpath.so");
 }
 
-TEST_CASE("strings sharing the old string's bytes force the patchelf route", "[elf][edit]") {
+TEST_CASE("strings sharing the old string's bytes force a new string", "[elf][edit]") {
   wheelmod::test::TempDir temp("wheelmod-elf");
   SECTION("the SONAME is the RUNPATH's tail") {
     const auto file = wheelmod::test::copy_into(WHEELMOD_ELF_TAIL_LIBRARY, temp.path(), "lib.so");
     const auto original = read_file(file);
-    CHECK(edit(file, "/x", SearchPathTag::runpath, true).method == EditMethod::patchelf);
+    CHECK(edit(file, "/x", SearchPathTag::runpath, true).method == EditMethod::appended);
     CHECK(read_file(file) == original);
-    CHECK(edit(file, "/x", SearchPathTag::runpath).method == EditMethod::patchelf);
+    CHECK(edit(file, "/x", SearchPathTag::runpath).method == EditMethod::appended);
     const auto reference = readelf(file);
     CHECK(reference.runpath == "/x");
     CHECK(reference.soname == "libwmtail.so");
@@ -213,7 +214,7 @@ TEST_CASE("strings sharing the old string's bytes force the patchelf route", "[e
   SECTION("a symbol name is the RUNPATH's tail") {
     const auto file =
         wheelmod::test::copy_into(WHEELMOD_ELF_SYMBOL_TAIL_LIBRARY, temp.path(), "lib.so");
-    CHECK(edit(file, "/x", SearchPathTag::runpath).method == EditMethod::patchelf);
+    CHECK(edit(file, "/x", SearchPathTag::runpath).method == EditMethod::appended);
     CHECK(readelf(file).runpath == "/x");
     const auto symbols = wheelmod::test::run({WHEELMOD_READELF, "-W", "--dyn-syms", file.string()});
     CHECK(symbols.output.find(" wm_tail_symbol\n") != std::string::npos);
@@ -233,7 +234,7 @@ TEST_CASE("a dry run computes the edit and writes nothing", "[elf][edit]") {
        {Case{"/short", SearchPathTag::runpath, EditMethod::in_place},
         Case{WHEELMOD_ELF_RUNPATH_ORIGINAL, SearchPathTag::rpath, EditMethod::in_place},
         Case{WHEELMOD_ELF_RUNPATH_ORIGINAL, SearchPathTag::runpath, EditMethod::unchanged},
-        Case{std::string(300, 'x'), SearchPathTag::runpath, EditMethod::patchelf}}) {
+        Case{std::string(300, 'x'), SearchPathTag::runpath, EditMethod::appended}}) {
     CAPTURE(c.value);
     const auto result = edit(file, c.value, c.tag, true, "/nonexistent/patchelf");
     CHECK(result.method == c.expected);
@@ -248,13 +249,7 @@ TEST_CASE("both DT_RPATH and DT_RUNPATH: one is left", "[elf][edit][crafted]") {
   for (const bool elf64 : {true, false}) {
     for (const bool little_endian : {true, false}) {
       CAPTURE(elf64, little_endian);
-      wheelmod::test::CraftSpec spec;
-      spec.elf64 = elf64;
-      spec.little_endian = little_endian;
-      spec.machine =
-          elf64 ? (little_endian ? EM_X86_64 : EM_PPC64) : (little_endian ? EM_386 : EM_PPC);
-      spec.needed = {"libone.so", "libtwo.so"};
-      spec.soname = "libboth.so";
+      auto spec = wheelmod::test::crafted_library(elf64, little_endian, "libboth.so");
       spec.rpath = "/opt/rpath/entry/lib";
       spec.runpath = "/opt/runpath/entry/lib";
       const auto crafted = wheelmod::test::craft_elf(spec);
@@ -287,8 +282,9 @@ TEST_CASE("both DT_RPATH and DT_RUNPATH: one is left", "[elf][edit][crafted]") {
 
 TEST_CASE("patchelf missing or failing leaves the file as it was", "[elf][edit][patchelf]") {
   wheelmod::test::TempDir temp("wheelmod-elf");
-  const auto directory = temp.path() / "lib";
-  const auto file = wheelmod::test::copy_into(WHEELMOD_ELF_RPATH_LIBRARY, directory, "lib.so");
+  const auto directory = temp.path() / "bin";
+  // A program: a library would grow without patchelf.
+  const auto file = wheelmod::test::copy_into(WHEELMOD_ELF_PROGRAM, directory, "program");
   const std::string original = read_file(file);
   const std::string longer(200, 'y');
 
@@ -331,7 +327,7 @@ TEST_CASE("patchelf missing or failing leaves the file as it was", "[elf][edit][
     }
   }
   CHECK(read_file(file) == original);
-  CHECK(wheelmod::test::names_in(directory) == std::vector<std::string>{"lib.so"});
+  CHECK(wheelmod::test::names_in(directory) == std::vector<std::string>{"program"});
 }
 
 TEST_CASE("what cannot be edited is an error naming the file", "[elf][edit]") {
