@@ -126,7 +126,7 @@ CommandRunner add_relink_command(CLI::App& app) {
   sub->add_option("--eb-installpath", options->eb_installpath,
                   "EasyBuild installpath holding software/NAME/VERSION (default: the EBROOT* "
                   "variables of loaded modules)");
-  sub->add_option("--module", options->modules,
+  sub->add_option("--prefer-module", options->modules,
                   "Prefer this module where several provide a library (repeatable), e.g. "
                   "cuDNN/9.5.1.17-CUDA-12.6.0");
   sub->add_option("--config", options->config_dir,

@@ -142,6 +142,55 @@ EntryPlan plan_entry(const std::string& entry, const FileLocation& location,
   return directory_exists(target) ? kept("inside the installation") : dropped("nothing there");
 }
 
+const CudaLibrary* library_with_soname(const Generation& generation, const std::string& soname,
+                                       std::string& package) {
+  for (const auto& [name, library] : generation.cuda_libraries) {
+    if (std::ranges::find(library.libraries, soname) != library.libraries.end()) {
+      package = name;
+      return &library;
+    }
+  }
+  return nullptr;
+}
+
+// Whether a search-path entry of the new path, as ld.so expands it for this
+// file, is a directory holding `soname`.
+bool holds_file(const FileLocation& location, const std::string& entry,
+                const std::string& soname) {
+  fs::path directory(entry);
+  if (const auto rest = after_origin(entry))
+    directory = location.directory / fs::path(std::string(*rest)).relative_path();
+  else if (entry.empty() || entry.front() != '/')
+    return false;
+  std::error_code error;
+  return fs::exists(directory / soname, error);
+}
+
+EntryPlan directory_for_needed(const std::string& soname, const std::string& package,
+                               const CudaLibrary& library, const FileLocation& location,
+                               const std::vector<std::string>& modules,
+                               const ModuleLocator& locator) {
+  for (const auto& wheel_dir : all_wheel_dirs(library)) {
+    const fs::path bundled = location.site_packages / wheel_dir;
+    std::error_code error;
+    if (!fs::exists(bundled / soname, error)) continue;
+    const auto relative = bundled.lexically_relative(location.directory).generic_string();
+    return EntryPlan{.entry = {},
+                     .action = EntryAction::added,
+                     .replacement = relative == "." ? "$ORIGIN" : "$ORIGIN/" + relative,
+                     .provider = {},
+                     .note = soname + " is needed; " + package + " is installed in the prefix"};
+  }
+  auto plan = map_wheel_dir({}, package, library, modules, locator);
+  if (plan.action == EntryAction::mapped) {
+    plan.action = EntryAction::added;
+    plan.note = soname + " is needed and no entry reached it; " + plan.note;
+  } else {
+    plan.note = soname + " is needed; " + plan.note;
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::string root_variable(std::string_view software_name) {
@@ -150,6 +199,10 @@ std::string root_variable(std::string_view software_name) {
 
 std::string version_variable(std::string_view software_name) {
   return "EBVERSION" + converted_name(software_name);
+}
+
+std::string extslist_variable(std::string_view software_name) {
+  return "EBEXTSLIST" + converted_name(software_name);
 }
 
 std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
@@ -195,6 +248,8 @@ std::string_view action_text(EntryAction action) {
       return "dropped";
     case EntryAction::unmapped:
       return "unmapped";
+    case EntryAction::added:
+      return "added";
   }
   return "kept";
 }
@@ -204,16 +259,18 @@ bool SearchPathPlan::complete() const {
       entries, [](const EntryPlan& entry) { return entry.action == EntryAction::unmapped; });
 }
 
-SearchPathPlan plan_search_path(std::string_view old_value, const FileLocation& location,
+SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
+                                const FileLocation& location,
                                 const Generation& generation,
                                 const std::vector<std::string>& modules,
-                                const ModuleLocator& locator) {
+                                const ModuleLocator& locator,
+                                const std::vector<std::string>& needed) {
   SearchPathPlan plan;
   std::vector<std::string> seen;
   std::size_t start = 0;
-  for (;;) {
-    const auto colon = old_value.find(':', start);
-    const std::string entry(old_value.substr(start, colon - start));
+  for (; old_value;) {
+    const auto colon = old_value->find(':', start);
+    const std::string entry(old_value->substr(start, colon - start));
     auto entry_plan = plan_entry(entry, location, generation, modules, locator);
     // Several nvidia-* directories map to one module directory (cuBLAS,
     // cuFFT, ... are all CUDA/lib64): it is searched once.
@@ -225,6 +282,22 @@ SearchPathPlan plan_search_path(std::string_view old_value, const FileLocation& 
     plan.entries.push_back(std::move(entry_plan));
     if (colon == std::string_view::npos) break;
     start = colon + 1;
+  }
+  for (const auto& soname : needed) {
+    std::string package;
+    const CudaLibrary* library = library_with_soname(generation, soname, package);
+    if (library == nullptr ||
+        std::ranges::any_of(seen, [&](const std::string& entry) {
+          return holds_file(location, entry, soname);
+        }))
+      continue;
+    auto entry_plan = directory_for_needed(soname, package, *library, location, modules, locator);
+    if (!entry_plan.replacement.empty()) {
+      if (std::ranges::find(seen, entry_plan.replacement) != seen.end()) continue;
+      seen.push_back(entry_plan.replacement);
+      plan.new_value += (plan.new_value.empty() ? "" : ":") + entry_plan.replacement;
+    }
+    plan.entries.push_back(std::move(entry_plan));
   }
   return plan;
 }

@@ -23,6 +23,8 @@ namespace wheelmod::easybuild {
 std::string root_variable(std::string_view software_name);
 /// The matching version variable: EBVERSIONCUDNN.
 std::string version_variable(std::string_view software_name);
+/// The extension list a bundle's module sets: EBEXTSLISTPYTORCH.
+std::string extslist_variable(std::string_view software_name);
 
 /// Finds a module's installation directory.
 struct ModuleLocator {
@@ -47,6 +49,7 @@ enum class EntryAction {
   mapped,    // an nvidia-* wheel directory, replaced by a module's library directory
   dropped,   // points nowhere: nothing there, nothing to map it to
   unmapped,  // an nvidia-* wheel directory no available module provides
+  added,     // no entry reached a CUDA library the file needs (DT_NEEDED): its directory
 };
 std::string_view action_text(EntryAction action);
 
@@ -71,16 +74,28 @@ struct FileLocation {
   std::filesystem::path site_packages;  // absolute site-packages inside it
 };
 
-/// Plans the new search path for one file. An entry whose `$ORIGIN`-
+/// Plans the new search path for one file (`old_value`: its DT_RPATH or
+/// DT_RUNPATH, nullopt when it has neither). An entry whose `$ORIGIN`-
 /// expanded path, relative to site-packages, is a CUDA library's wheel
 /// directory (or an alias) in `generation` is mapped to the first provider
 /// among `modules` (the modules the resolution chose) whose directory the
 /// locator finds, else the first provider it finds at all — unless that
 /// directory exists inside the prefix (bundled with --bundle-missing),
 /// when it is kept.
-SearchPathPlan plan_search_path(std::string_view old_value, const FileLocation& location,
+///
+/// Then each of `needed` (the file's DT_NEEDED) that is a CUDA library of
+/// `generation` and is in none of the new path's directories gets its
+/// directory added: the bundled wheel's inside the prefix ($ORIGIN-relative)
+/// or the module's (unmapped when no module is there). torchvision's _C.so
+/// names only `$ORIGIN/../torch/lib` yet needs libcudart.so.12: it loads
+/// after `import torch` only because ld.so reuses an object already loaded
+/// under that SONAME; with the directory in its own RPATH it loads alone,
+/// as EasyBuild's RPATH sanity check expects of every library.
+SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
+                                const FileLocation& location,
                                 const Generation& generation,
                                 const std::vector<std::string>& modules,
-                                const ModuleLocator& locator);
+                                const ModuleLocator& locator,
+                                const std::vector<std::string>& needed = {});
 
 }  // namespace wheelmod::easybuild

@@ -200,6 +200,30 @@ def bundle_missing(r):
     verify_records(prefix)
 
 
+def vision_audio(r):
+    """torch, torchvision and torchaudio for CUDA: torchvision's _C.so names only
+    $ORIGIN/../torch/lib yet needs libcudart.so.12 (it loads after `import torch` only because
+    ld.so reuses the loaded object). The install adds the CUDA module's directory to its RPATH,
+    so the check passes and the extension loads on its own, in a process without torch."""
+    prefix = os.path.join(r.work, "PyTorch-bundle", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    r.install("torch==2.6.0", prefix, "torchvision", "torchaudio")
+    site = site_of(prefix)
+    cuda_lib64 = os.path.join(r.sample, "software", "CUDA", "12.6.0", "lib64")
+    for extension in ("torchvision/_C.so", "torchaudio/lib/libtorchaudio.so"):
+        library = os.path.join(site, extension)
+        rpath = rpath_of(library)
+        check(cuda_lib64 in rpath.split(":"), f"{extension}: CUDA/lib64 not in {rpath}")
+        check(any(e.startswith("$ORIGIN") and e.endswith("torch/lib") for e in rpath.split(":")),
+              f"{extension}: the torch/lib entry was lost: {rpath}")
+        environment = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        alone = subprocess.run([sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])",
+                                library], capture_output=True, text=True, env=environment, timeout=60)
+        check(alone.returncode == 0, f"{extension} does not load on its own:\n{alone.stderr}")
+    checked = run_expecting([r.wheelmod, "check", prefix, "--allow", r.sample], 0, timeout=120)
+    print(checked.stdout.strip().splitlines()[-1])
+    verify_records(prefix)
+
+
 def bad_input(r):
     """Usage mistakes: exit 2, nothing created."""
     prefix = os.path.join(r.work, "bad")
@@ -213,7 +237,7 @@ def bad_input(r):
 
 
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
-                                          bad_input)}
+                                          vision_audio, bad_input)}
 
 
 def main():
