@@ -37,10 +37,17 @@ std::string spec_text(const pep::Requirement& spec) {
 }
 
 // The nearest rejected candidates first: a matching version that failed on
-// tags or variant says more than an older version.
+// tags or variant says more than an older version, and a file wrong in one
+// way (Python) more than one wrong in two (Python and architecture; the
+// reasons are joined with "; ").
 std::string rejections_text(std::vector<Rejection> rejected) {
-  std::stable_partition(rejected.begin(), rejected.end(),
-                        [](const Rejection& r) { return !r.reason.starts_with("version "); });
+  const auto distance = [](const Rejection& r) {
+    const auto mismatches = static_cast<std::size_t>(std::ranges::count(r.reason, ';')) + 1;
+    return std::pair{r.reason.starts_with("version "), mismatches};
+  };
+  std::ranges::stable_sort(rejected, [&](const Rejection& a, const Rejection& b) {
+    return distance(a) < distance(b);
+  });
   std::string out;
   constexpr std::size_t k_shown = 8;
   for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)
