@@ -63,6 +63,9 @@ if(WHEELMOD_BUILD_TESTS)
     set(_wheelmod_has_packaging TRUE)
   endif()
   wheelmod_require(_wheelmod_has_packaging "python3 with the packaging module" python3-packaging)
+  # Lmod, to load the generated module files (Lua and Tcl) for real.
+  find_program(WHEELMOD_LMOD NAMES lmod PATHS /usr/share/lmod/lmod/libexec NO_DEFAULT_PATH)
+  wheelmod_require(WHEELMOD_LMOD "Lmod (/usr/share/lmod/lmod/libexec/lmod)" lmod)
 endif()
 
 # Header-only mustache renderer for the easyconfig and module templates.

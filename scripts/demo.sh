@@ -62,6 +62,49 @@ show env -u LD_LIBRARY_PATH PYTHONPATH=.../site-packages python3 -c "'import tor
 env -u LD_LIBRARY_PATH PYTHONPATH="$prefix/lib/python$py/site-packages" \
   python3 -c 'import torch; print(torch.__version__)'
 
+# The module file for that prefix, as EasyBuild would write it, in the
+# module tree beside software/; then loaded with Lmod. The site's modules it
+# depends on (foss, Python, CUDA, cuDNN, ...) are stand-ins here: each only
+# sets its EBROOT variable to the sample tree.
+show wheelmod module PREFIX
+"$wheelmod" module "$prefix" | sed "s|$wheels/||g"
+modules="$wheels/modules"
+python3 - "$prefix/easybuild/wheelmod-install.json" "$modules" "$sample" <<'PY'
+import json, os, sys
+provenance = json.load(open(sys.argv[1]))
+for module in [provenance["toolchain_module"], *provenance["modules"]]:
+    name, version = module.split("/", 1)
+    path = os.path.join(sys.argv[2], "all", name, version + ".lua")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    root = os.path.join(sys.argv[3], "software", name, version)
+    variable = name.upper().replace("-", "MIN")
+    open(path, "w").write(f'setenv("EBROOT{variable}", "{root}")\n')
+PY
+show module use MODULES/all '&&' module load PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl '&&' python3 -c "'import torch'"
+(
+  unset LD_LIBRARY_PATH MODULEPATH LOADEDMODULES
+  export MODULEPATH=""
+  source /usr/share/lmod/lmod/init/bash
+  module use "$modules/all"
+  module load PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl
+  module -t list 2>&1 | tr '\n' ' '
+  echo
+  echo "EBROOTPYTORCH=${EBROOTPYTORCH#"$wheels/"}"
+  python3 -c 'import torch; print("import torch:", torch.__version__, "from", torch.__file__)' \
+    | sed "s|$wheels/||g"
+)
+
+# The Stage-1 easyconfigs a maintainer opens a pull request with: both
+# architectures' wheels with their sha256, dependencies mapped to
+# foss-2024a's modules, sanity checks that import torch.
+show wheelmod easyconfig torch==2.6.0 torchvision torchaudio --toolchain foss-2024a --accelerator cuda --output-dir easyconfigs/
+"$wheelmod" easyconfig torch==2.6.0 torchvision torchaudio --toolchain foss-2024a \
+  --accelerator cuda --index "$index" --cache-dir "$cache" --output-dir "$wheels/easyconfigs" \
+  | sed "s|$wheels/||g"
+show sed -n '1,25p' easyconfigs/PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb
+sed -n '1,25p' "$wheels/easyconfigs/PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
+echo '  ...'
+
 # torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
 # it, and the report says so (first lines only).
 show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"
@@ -69,11 +112,13 @@ report=$("$wheelmod" resolve torch==2.5.1 --toolchain foss-2024a --accelerator c
   --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache")
 sed -n '1,5p' <<<"$report"
 
-# Nothing fits a glibc 2.17 node: exit code 3 and the nearest candidates.
-show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --glibc 2.17 --index "$index"
+# torch 2.6 has no wheels for Python 3.8 (it supports 3.9-3.13): exit code 3
+# and the nearest candidates, with what is wrong with each (first lines).
+show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python 3.8 --index "$index"
 status=0
 "$wheelmod" resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --index "$index" \
-  --arch x86_64 --glibc 2.17 --cache-dir "$cache" || status=$?
+  --arch x86_64 --glibc 2.28 --python 3.8 --cache-dir "$cache" 2>&1 | sed -n '1,2p;9,11p' \
+  || status=$?
 echo "exit code: $status"
 
 # Why is a wheel chosen or not? The tags a node with Python 3.12 and glibc

@@ -17,6 +17,7 @@
 #include "core/errors.hpp"
 #include "easybuild/config.hpp"
 #include "easybuild/library_map.hpp"
+#include "easybuild/module_writer.hpp"
 #include "prefix/install.hpp"
 
 namespace wheelmod::cli {
@@ -39,7 +40,31 @@ struct InstallCommandOptions {
   bool force = false;
   bool no_compile = false;
   OutputFormat format = OutputFormat::text;
+  bool write_module = false;  // --module
+  std::string modulepath;
+  easybuild::ModuleSyntax module_syntax = easybuild::ModuleSyntax::lua;
 };
+
+// --module: the request and where the module goes, known before anything
+// is installed, so that a module already there stops the install early.
+std::pair<easybuild::ModuleRequest, easybuild::ModuleTarget> module_plan(
+    const InstallCommandOptions& options, const fs::path& prefix_path) {
+  easybuild::ModuleRequest request;
+  request.prefix = prefix_path;
+  request.provenance_file = prefix_path / prefix::k_provenance_file;
+  request.generator = std::string("wheelmod ") + WHEELMOD_VERSION;
+  const auto modulepath = options.modulepath.empty()
+                              ? easybuild::default_modulepath(prefix_path)
+                              : std::optional<fs::path>(fs::absolute(options.modulepath));
+  if (!modulepath)
+    throw UsageError("--module", "the prefix is not <installpath>/software/<Name>/<version>",
+                     "pass --modulepath DIR");
+  auto target = easybuild::module_target(easybuild::module_identity(request), *modulepath, "ai",
+                                         options.module_syntax);
+  easybuild::check_module_target(
+      target, options.force ? easybuild::ReplaceModule::yes : easybuild::ReplaceModule::no);
+  return {std::move(request), std::move(target)};
+}
 
 // A temporary directory for the downloads, beside the prefix (same file
 // system as the cache's hard links usually), removed on every path out.
@@ -119,7 +144,8 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
 nlohmann::json provenance(const InstallCommandOptions& options,
                           const easybuild::Generation& generation,
                           const prefix::PrefixInstallRequest& request,
-                          std::vector<std::string> modules, const std::string& accelerator) {
+                          std::vector<std::string> modules, const std::string& accelerator,
+                          const std::string& index) {
   std::ranges::sort(modules);
   modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
   const auto toolchain = generation.toolchains.find(options.selection.toolchain);
@@ -136,6 +162,7 @@ nlohmann::json provenance(const InstallCommandOptions& options,
   if (toolchain != generation.toolchains.end())
     out["toolchain_module"] = toolchain->second.name + "/" + toolchain->second.version;
   if (generation.cuda) out["cuda_module"] = generation.cuda->module;
+  if (!index.empty()) out["index"] = index;  // credentials already masked by the report
   return out;
 }
 
@@ -181,6 +208,8 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
 
   auto reporter = make_stderr_reporter(context.global.verbosity);
   const fs::path prefix_path = fs::absolute(options.prefix).lexically_normal();
+  std::optional<std::pair<easybuild::ModuleRequest, easybuild::ModuleTarget>> module_file;
+  if (options.write_module) module_file = module_plan(options, prefix_path);
   prefix::PrefixInstallRequest request;
   request.prefix = prefix_path;
   request.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
@@ -200,6 +229,7 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
   relink.patchelf = options.patchelf;
 
   std::string accelerator = options.selection.accelerator;  // "cuda 12.6.0" once resolved
+  std::string index;  // where the wheels came from; none for --wheel
   std::optional<DownloadDir> downloads;
   if (!options.wheels.empty()) {
     for (const auto& wheel : options.wheels) request.wheels.emplace_back(wheel);
@@ -217,6 +247,7 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
     stop_on_missing_libraries(report, *generation, options.selection.bundle_missing);
     request.python_version = report.target.python;
     accelerator = report.target.accelerator;
+    index = report.index;
     relink.modules.insert(relink.modules.end(), report.modules.begin(), report.modules.end());
     module_provided(report, *generation, request);
     downloads.emplace(prefix_path);
@@ -226,20 +257,32 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
     for (const auto& result : batch.results) request.wheels.push_back(result->path);
   }
   request.relink = relink;
-  request.provenance = provenance(options, *generation, request, relink.modules, accelerator);
+  request.provenance = provenance(options, *generation, request, relink.modules, accelerator, index);
   prefix::CheckOptions check;
   if (!options.eb_installpath.empty()) check.allowed_roots.emplace_back(options.eb_installpath);
   request.check = check;
   const auto result = prefix::install_into_prefix(request, *reporter);
+  if (module_file) {
+    const auto description = easybuild::describe_installation(module_file->first);
+    for (const auto& warning : description.warnings) reporter->on_warning(warning);
+    const easybuild::TemplateSet templates(easybuild::TemplateSet::default_dir());
+    easybuild::write_module(
+        module_file->second,
+        easybuild::render_module(description, options.module_syntax, templates),
+        options.force ? easybuild::ReplaceModule::yes : easybuild::ReplaceModule::no);
+  }
 
   if (options.format == OutputFormat::json) {
-    context.out << to_json(result).dump(2) << '\n';
+    auto out = to_json(result);
+    if (module_file) out["module"] = module_file->second.file.string();
+    context.out << out.dump(2) << '\n';
     return;
   }
   for (const auto& installed : result.wheels)
     context.out << "installed  " << installed.name << " " << installed.version << "  ("
                 << installed.files << " files)\n";
   context.out << "prefix: " << result.prefix.string() << "\n";
+  if (module_file) context.out << "module: " << module_file->second.file.string() << "\n";
   if (result.check) {
     context.out << "check: " << result.check->files << " ELF files load without LD_LIBRARY_PATH";
     if (!result.check->drivers.empty()) {
@@ -268,7 +311,7 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_option("--eb-installpath", options->eb_installpath,
                   "EasyBuild installpath holding software/NAME/VERSION (default: the EBROOT* "
                   "variables of loaded modules)");
-  sub->add_option("--module", options->modules,
+  sub->add_option("--prefer-module", options->modules,
                   "Prefer this module where several provide a library (repeatable)");
   sub->add_option("--python-exe", options->python_exe,
                   "Python to byte-compile with (default: $EBROOTPYTHON/bin/python)");
@@ -286,6 +329,17 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_option("--patchelf", options->patchelf,
                   "patchelf program, used when a new RPATH does not fit in place in a program "
                   "(or an unusual library layout)");
+  sub->add_flag("--module", options->write_module,
+                "Also write the module file, as `wheelmod module PREFIX` does (with --force, "
+                "replace an existing one)");
+  sub->add_option("--modulepath", options->modulepath,
+                  "Module tree for --module (default: <installpath>/modules beside software/)");
+  sub->add_option("--syntax", options->module_syntax, "Module syntax for --module: lua or tcl")
+      ->option_text("lua|tcl")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, easybuild::ModuleSyntax>{{"lua", easybuild::ModuleSyntax::lua},
+                                                         {"tcl", easybuild::ModuleSyntax::tcl}},
+          CLI::ignore_case));
   add_format_option(*sub, options->format);
   return [options](CommandContext& context) { run_install(*options, context); };
 }

@@ -51,6 +51,7 @@ struct PartialDependencies {
   Origin origin;
   std::map<std::string, std::vector<PythonProvider>> python;
   std::map<std::string, PartialCudaLibrary> cuda;
+  std::optional<CudaWheelBundle> cuda_wheel_bundle;  // replaced as a whole; null removes it
 };
 
 struct Tables {
@@ -208,15 +209,17 @@ void check_not_compatible(const Cursor& list) {
   }
 }
 
-// `cuda_wheel_bundle` is replaced as a whole and not kept by SiteConfig.
-void check_wheel_bundle(const Cursor& map) {
+// `cuda_wheel_bundle` is replaced as a whole (README).
+CudaWheelBundle read_wheel_bundle(const Cursor& map) {
   const auto fields = map.entries({"module", "cuda", "packages"});
-  detail::require(map, fields, "module").module();
-  detail::require(map, fields, "cuda").version();
+  CudaWheelBundle bundle{detail::require(map, fields, "module").module(),
+                         detail::require(map, fields, "cuda").version(),
+                         {}};
   for (const auto& package : detail::require(map, fields, "packages").entries()) {
     check_project_key(package);
-    package.version();
+    bundle.packages.insert_or_assign(package.key(), package.version());
   }
+  return bundle;
 }
 
 void merge_cuda_library(const Cursor& entry, PartialCudaLibrary& library) {
@@ -272,8 +275,10 @@ void apply_dependencies(const Cursor& root, Tables& tables) {
           if (new_library) library->second.origin = package.key_origin();
           merge_cuda_library(package, library->second);
         }
-      } else if (!field.is_null()) {
-        check_wheel_bundle(field);
+      } else if (field.is_null()) {
+        dependencies.cuda_wheel_bundle.reset();
+      } else {
+        dependencies.cuda_wheel_bundle = read_wheel_bundle(field);
       }
     }
   }
@@ -336,12 +341,14 @@ std::map<std::string, Generation> finish(Tables& tables) {
                           .cuda_other = partial.cuda_other,
                           .rocm = partial.rocm,
                           .python_packages = {},
-                          .cuda_libraries = {}};
+                          .cuda_libraries = {},
+                          .cuda_wheel_bundle = std::nullopt};
     for (const auto& [key, entry] : required(partial.toolchains, partial.origin, "toolchains")) {
       generation.toolchains.emplace(key, entry.toolchain);
     }
     if (auto found = tables.dependencies.find(name); found != tables.dependencies.end()) {
       generation.python_packages = std::move(found->second.python);
+      generation.cuda_wheel_bundle = std::move(found->second.cuda_wheel_bundle);
       for (auto& [package, library] : found->second.cuda) {
         generation.cuda_libraries.emplace(
             package, CudaLibrary{required(library.wheel_libdir, library.origin, "wheel_libdir"),

@@ -49,6 +49,16 @@ struct CudaLibrary {
   std::vector<LibraryProvider> provided_by;  // best first
 };
 
+/// The generation's CUDA-wheel-bundle module: dummy `nvidia-*` dist-info
+/// (metadata only) so that `pip check` passes while the libraries come from
+/// the CUDA / cuDNN / NCCL modules. Its versions are one torch release's
+/// pins, not the module versions (config/README.md).
+struct CudaWheelBundle {
+  std::string module;                           // CUDA-wheel-bundle/12.6.0-gfbf-2024a-CUDA-12.6.0
+  std::string cuda;                             // 12.6.0
+  std::map<std::string, std::string> packages;  // pip name -> dummy version
+};
+
 struct Generation {
   std::string name;                             // 2024a
   std::string gcccore;                          // 13.3.0
@@ -59,6 +69,7 @@ struct Generation {
   std::optional<ModuleVersion> rocm;
   std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
   std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
+  std::optional<CudaWheelBundle> cuda_wheel_bundle;
 };
 
 class SiteConfig {

@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""`wheelmod easyconfig` against the sample index.
+
+    easyconfig_scenarios.py --wheelmod BIN --sample DIR SCENARIO
+
+Each scenario writes easyconfigs, checks every one with
+tests/easyconfig/check_easyconfig.py (ast: known parameters, checksums
+covering every source, file name, style), checks facts against the
+sample's MANIFEST.json (every checksum is the file's real sha256, also
+where the index gives none), and compares the files byte for byte with
+tests/golden/easyconfig/<scenario>/ after replacing volatile parts
+([SAMPLE] for the sample tree's URL, [SHA256] for digests, which depend on
+the compiler that built the sample). WHEELMOD_UPDATE_GOLDEN=1 rewrites the
+golden files; review the diff.
+
+The index is reached through a symlink of fixed length (/tmp/wm-XXXXXXXX/s),
+so that where a long URL wraps at 120 columns does not depend on where the
+build tree is.
+"""
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+from scenario_support import Failure, check, run_expecting, scenario_main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "easyconfig"))
+import check_easyconfig  # noqa: E402
+
+GOLDEN = os.path.join(HERE, "..", "golden", "easyconfig")
+CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda"]
+STACK = ["torch==2.6.0", "torchvision", "torchaudio"]
+PYTORCH = "PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
+BUNDLE = "PyTorch-bundle-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
+WHEEL_BUNDLE = "CUDA-wheel-bundle-12.6.0-GCCcore-13.3.0-PyTorch-2.6.0-CUDA-12.6.0.eb"
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.sample = args.sample
+        self.work = tempfile.mkdtemp(prefix="wm-", dir="/tmp")
+        os.symlink(os.path.abspath(args.sample), os.path.join(self.work, "s"))
+        self.root = "file://" + os.path.join(self.work, "s")
+        self.index = self.root + "/whl"
+        self.cache = os.path.join(self.work, "cache")
+        with open(os.path.join(args.sample, "MANIFEST.json")) as f:
+            self.manifest = json.load(f)
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def run(self, *args, out, expect=0, cache=None):
+        command = [self.wheelmod, "-q", "easyconfig", *args, "--index", self.index,
+                   "--cache-dir", cache or self.cache, "--output-dir", out]
+        return run_expecting(command, expect)
+
+    def generate(self, name, *args, **kwargs):
+        """Writes into a fresh directory; returns it and the JSON summary."""
+        out = os.path.join(self.work, name)
+        result = self.run(*args, "--format", "json", out=out, **kwargs)
+        return out, json.loads(result.stdout)
+
+    def checked(self, out, arches=("x86_64", "aarch64")):
+        """Every file passes check_easyconfig; returns {file: {arch: params}}."""
+        evaluated = {}
+        for name in sorted(os.listdir(out)):
+            check(name.endswith(".eb"), f"{out}: unexpected file {name}")
+            problems, params = check_easyconfig.check_file(os.path.join(out, name), arches)
+            check(not problems, "\n".join(problems))
+            evaluated[name] = params
+        return evaluated
+
+    def manifest_sha(self, url):
+        for wheel in self.manifest["wheels"]:
+            if url.endswith(wheel["url_path"]):
+                return wheel
+        raise Failure(f"{url} is not a file of the sample index")
+
+    def check_checksums(self, params):
+        """Each extension's checksum is the sha256 of the file its URL names."""
+        for entry in params.get("exts_list", []):
+            if len(entry) < 3:
+                continue
+            options = entry[2]
+            for source, checksum in zip(options["sources"], options["checksums"]):
+                filename = source if isinstance(source, str) else source["filename"]
+                download = source if isinstance(source, str) else source["download_filename"]
+                sha = checksum[filename] if isinstance(checksum, dict) else checksum
+                urls = [u + "/" + download for u in options["source_urls"]]
+                wheel = self.manifest_sha(next(u for u in urls if self.exists(u)))
+                check(wheel["filename"] == filename, f"{filename}: the URL names {wheel['filename']}")
+                check(sha == wheel["sha256"], f"{filename}: checksum {sha} is not the file's {wheel['sha256']}")
+
+    def exists(self, url):
+        path = url[len("file://"):].replace("%2B", "+")
+        return os.path.exists(path)
+
+    def golden(self, scenario, out):
+        directory = os.path.join(GOLDEN, scenario)
+        actual = {}
+        for name in sorted(os.listdir(out)):
+            with open(os.path.join(out, name)) as f:
+                text = f.read().replace(self.root, "[SAMPLE]")
+            actual[name] = re.sub(r"\b[0-9a-f]{64}\b", "[SHA256]", text)
+        if os.environ.get("WHEELMOD_UPDATE_GOLDEN"):
+            shutil.rmtree(directory, ignore_errors=True)
+            os.makedirs(directory)
+            for name, text in actual.items():
+                with open(os.path.join(directory, name), "w") as f:
+                    f.write(text)
+            print("rewrote", directory)
+            return
+        check(os.path.isdir(directory), f"no golden directory {directory} (WHEELMOD_UPDATE_GOLDEN=1 writes it)")
+        expected_names = sorted(os.listdir(directory))
+        check(expected_names == sorted(actual), f"files {sorted(actual)}, golden {expected_names}")
+        for name, text in actual.items():
+            with open(os.path.join(directory, name)) as f:
+                expected = f.read()
+            if text != expected:
+                sys.stdout.writelines(difflib.unified_diff(
+                    expected.splitlines(True), text.splitlines(True), name, "actual"))
+                raise Failure(f"{name} differs from the golden file")
+
+
+def ext(params, name):
+    for entry in params["exts_list"]:
+        if entry[0] == name:
+            return entry
+    raise Failure(f"no extension {name}: {[e[0] for e in params['exts_list']]}")
+
+
+def names_of(dependencies):
+    return [d[0] for d in dependencies]
+
+
+# ---- scenarios ---------------------------------------------------------------
+
+def cuda_stack(r):
+    """foss-2024a + CUDA: PyTorch, PyTorch-bundle and a CUDA-wheel-bundle with torch 2.6.0's pins."""
+    out, summary = r.generate("cuda", *STACK, *CUDA)
+    files = r.checked(out)
+    check(sorted(files) == sorted([PYTORCH, BUNDLE, WHEEL_BUNDLE]), f"files: {sorted(files)}")
+    for arch in ("x86_64", "aarch64"):
+        pytorch = files[PYTORCH][arch]
+        r.check_checksums(pytorch)
+        r.check_checksums(files[BUNDLE][arch])
+        check(pytorch["versionsuffix"] == "-CUDA-%(cudaver)s-whl", pytorch["versionsuffix"])
+        deps = pytorch["dependencies"]
+        check(deps[0] == ("CUDA", "12.6.0", "", check_easyconfig.SYSTEM), f"CUDA first, SYSTEM: {deps[0]}")
+        check(("CUDA-wheel-bundle", "12.6.0", "-PyTorch-2.6.0-CUDA-%(cudaver)s") in deps, str(deps))
+        check(("networkx", "3.4.2") in deps and ("Python", "3.12.3") in deps, str(deps))
+        check("sympy" not in names_of(deps), "sympy==1.13.1 is a bundled wheel, not the 1.13.3 module")
+        torch = ext(pytorch, "torch")
+        source = torch[2]["sources"][0]
+        check(source["download_filename"] == source["filename"].replace("+", "%2B"), str(source))
+        check(len(torch[2]["checksums"][0]) == 2, "one checksum dict for both architectures")
+        check(ext(pytorch, "sympy")[1] == "1.13.1", "sympy 1.13.1 bundled")
+        bundle = files[BUNDLE][arch]
+        check(("PyTorch", "2.6.0", "-CUDA-%(cudaver)s-whl") in bundle["dependencies"], str(bundle["dependencies"]))
+        check(any("nms" in c or "torchvision" in c for c in bundle["sanity_check_commands"]), "torchvision check")
+    check("triton" in names_of(files[PYTORCH]["x86_64"]["exts_list"]), "triton on x86_64")
+    check("triton" not in names_of(files[PYTORCH]["aarch64"]["exts_list"]), "no triton on aarch64")
+    wheel_bundle = files[WHEEL_BUNDLE]["x86_64"]
+    check(wheel_bundle["dummy_package"] is True, "dummy_package")
+    dummies = dict((e[0], e[1]) for e in wheel_bundle["exts_list"])
+    check(dummies.get("nvidia-nccl-cu12") == "2.21.5", f"the wheel's NCCL pin: {dummies}")
+    check(dummies.get("nvidia-cudnn-cu12") == "9.5.1.17", f"the wheel's cuDNN pin: {dummies}")
+    check(("cuDNN", "9.5.1.17", "-CUDA-%(cudaver)s", check_easyconfig.SYSTEM) in wheel_bundle["dependencies"],
+          str(wheel_bundle["dependencies"]))
+    computed = {c["filename"]: c["sha256"] for c in summary["computed_sha256"]}
+    check(list(computed) == ["torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl"], f"computed: {computed}")
+    check(summary["to_add"] == [], f"nothing to add: {summary['to_add']}")
+    r.golden("cuda_stack", out)
+
+
+def cpu(r):
+    out, summary = r.generate("cpu", "torch==2.6.0", "torchvision", "--toolchain", "foss-2024a")
+    files = r.checked(out)
+    names = ["PyTorch-2.6.0-foss-2024a-whl.eb", "PyTorch-bundle-2.6.0-foss-2024a-whl.eb"]
+    check(sorted(files) == names, f"files: {sorted(files)}")
+    for arch in ("x86_64", "aarch64"):
+        params = files[names[0]][arch]
+        r.check_checksums(params)
+        check("CUDA" not in names_of(params["dependencies"]), "no CUDA in a CPU build")
+        check("None None" in params["sanity_check_commands"][-1], params["sanity_check_commands"])
+    r.golden("cpu", out)
+
+
+def no_wheel_bundle(r):
+    """2023a has no CUDA-wheel-bundle, no cuDNN 9 and no CUDA 12.4 libraries: the bundle is
+    written, and what is missing is listed for the maintainer."""
+    out, summary = r.generate("gen2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124",
+                              "--arch", "x86_64")
+    files = r.checked(out, arches=("x86_64",))
+    bundle = "CUDA-wheel-bundle-12.4.0-GCCcore-12.3.0-CUDA-12.4.0.eb"
+    check(sorted(files) == sorted([bundle, "PyTorch-2.6.0-foss-2023a-CUDA-12.4.0-whl.eb"]), f"files: {sorted(files)}")
+    subjects = [item["subject"] for item in summary["to_add"]]
+    check(any(s.startswith("nvidia-cudnn-cu12==") for s in subjects), f"cuDNN to add: {subjects}")
+    check(any(s.startswith("typing-extensions") for s in subjects), f"typing-extensions to add: {subjects}")
+    with open(os.path.join(out, bundle)) as f:
+        check("wheelmod: nvidia-cudnn-cu12==" in f.read(), "the bundle notes the missing cuDNN")
+    r.golden("no_wheel_bundle", out)
+
+
+def missing_hash(r):
+    """torchaudio 2.5.1+cu124 cp311 has no hash on the index: downloaded and hashed."""
+    out, summary = r.generate("nohash", "torch==2.5.1", "torchaudio", "--toolchain", "foss-2023a",
+                              "--accelerator", "cu124", "--arch", "x86_64")
+    files = r.checked(out, arches=("x86_64",))
+    name = "torchaudio-2.5.1+cu124-cp311-cp311-linux_x86_64.whl"
+    computed = {c["filename"]: c["sha256"] for c in summary["computed_sha256"]}
+    check(name in computed, f"computed: {computed}")
+    bundle = files["PyTorch-bundle-2.5.1-foss-2023a-CUDA-12.4.0-whl.eb"]["x86_64"]
+    r.check_checksums(bundle)
+    check(ext(bundle, "torchaudio")[2]["checksums"] == [computed[name]], "the computed sha256 is the checksum")
+
+
+def deterministic(r):
+    """Same input, same bytes: twice, the second time with an empty cache."""
+    first, _ = r.generate("once", *STACK, *CUDA)
+    second, _ = r.generate("twice", *STACK, *CUDA, cache=os.path.join(r.work, "cache2"))
+    check(sorted(os.listdir(first)) == sorted(os.listdir(second)), "same files")
+    for name in os.listdir(first):
+        with open(os.path.join(first, name), "rb") as a, open(os.path.join(second, name), "rb") as b:
+            check(a.read() == b.read(), f"{name} differs between two runs")
+
+
+def with_relink(r):
+    out, summary = r.generate("relink", *STACK, *CUDA, "--with-relink")
+    files = r.checked(out)
+    params = files[PYTORCH]["x86_64"]
+    check(params["builddependencies"] == [("wheelmod", params["builddependencies"][0][1], "",
+                                           check_easyconfig.SYSTEM)], str(params["builddependencies"]))
+    check(params["postinstallcmds"] == ["wheelmod relink %(installdir)s --toolchain foss-2024a",
+                                        "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
+    check("postinstallcmds" not in files[BUNDLE]["x86_64"], "relink only where the libraries are")
+    check(any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), "wheelmod is to add")
+
+
+def strip(r):
+    """--metadata strip: no CUDA-wheel-bundle; the library modules are dependencies and a sed
+    in postinstallcmds deletes exactly the nvidia-* lines of the installed METADATA."""
+    out, _ = r.generate("strip", "torch==2.6.0", *CUDA, "--metadata", "strip")
+    files = r.checked(out)
+    check(sorted(files) == [PYTORCH], f"files: {sorted(files)}")
+    params = files[PYTORCH]["aarch64"]
+    deps = names_of(params["dependencies"])
+    check({"cuDNN", "NCCL", "cuSPARSELt"} <= set(deps), f"library modules on aarch64 too: {deps}")
+    check("CUDA-wheel-bundle" not in deps, str(deps))
+    command = params["postinstallcmds"][0]
+    site = os.path.join(r.work, "prefix", "lib", "python3.12", "site-packages")
+    dist = os.path.join(site, "torch-2.6.0+cu126.dist-info")
+    os.makedirs(dist)
+    wheel = next(w for w in r.manifest["wheels"]
+                 if w["filename"] == "torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl")
+    shutil.copy(os.path.join(r.sample, wheel["path"] + ".metadata"), os.path.join(dist, "METADATA"))
+    shell = command.replace("%(installdir)s", os.path.join(r.work, "prefix")).replace("%(pyshortver)s", "3.12")
+    subprocess.run(["bash", "-c", shell], check=True)
+    with open(os.path.join(dist, "METADATA")) as f:
+        lines = f.read().splitlines()
+    requires = [line for line in lines if line.startswith("Requires-Dist: ")]
+    check(not [line for line in requires if "nvidia-" in line], f"nvidia lines left: {requires}")
+    check(any(line.startswith("Requires-Dist: triton==") for line in requires), "triton kept (a wheel)")
+    check(any(line.startswith("Requires-Dist: sympy") for line in requires), "sympy kept")
+
+
+def sanity_commands(r):
+    """The generated sanity_check_commands pass on a real install of the same wheels (wheelmod
+    install, relinked at the sample modules) and fail on a different torch."""
+    out, _ = r.generate("sanity", *STACK, *CUDA)
+    commands = []
+    for name in (PYTORCH, BUNDLE):
+        commands += check_easyconfig.check_file(os.path.join(out, name))[1]["x86_64"]["sanity_check_commands"]
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    prefix = os.path.join(r.work, "installed")
+    # torch through `wheelmod install` (relinked at the sample modules); torchvision and
+    # torchaudio unpacked beside it, as pip leaves them: they find libcudart.so.12 only
+    # because torch has loaded it, which `install`'s static check does not assume.
+    run_expecting([r.wheelmod, "-q", "install", "torch==2.6.0", *CUDA, "--python", python, "--arch", "x86_64",
+                   "--glibc", "2.28", "--index", r.index, "--cache-dir", r.cache, "--eb-installpath", r.sample,
+                   "--python-exe", sys.executable, "--prefix", prefix], timeout=300)
+    site = os.path.join(prefix, "lib", f"python{python}", "site-packages")
+    tag = f"cp{python.replace('.', '')}"
+    for project, version in (("torchvision", "0.21.0"), ("torchaudio", "2.6.0")):
+        filename = f"{project}-{version}+cu126-{tag}-{tag}-linux_x86_64.whl"
+        wheel = next(w for w in r.manifest["wheels"] if w["filename"] == filename and w["variant"] == "cu126")
+        with zipfile.ZipFile(os.path.join(r.sample, wheel["path"])) as archive:
+            archive.extractall(site)
+    bin_dir = os.path.join(r.work, "bin")
+    os.makedirs(bin_dir)
+    os.symlink(sys.executable, os.path.join(bin_dir, "python"))
+    environment = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    environment["PATH"] = bin_dir + os.pathsep + environment["PATH"]
+    environment["PYTHONPATH"] = site
+    for command in commands:
+        result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=environment,
+                                cwd=r.work, timeout=60)
+        print("sanity:", command, "->", result.returncode, result.stdout.strip())
+        check(result.returncode == 0, f"{command} failed:\n{result.stderr}")
+    cpu_out, _ = r.generate("sanity-cpu", "torch==2.6.0", "--toolchain", "foss-2024a")
+    cpu_commands = check_easyconfig.check_file(os.path.join(cpu_out, "PyTorch-2.6.0-foss-2024a-whl.eb"))[1]
+    failing = subprocess.run(["bash", "-c", cpu_commands["x86_64"]["sanity_check_commands"][-1]],
+                             capture_output=True, text=True, env=environment, timeout=60)
+    check(failing.returncode != 0, "the CPU build's check passed on a CUDA torch")
+
+
+def errors(r):
+    out = os.path.join(r.work, "errors")
+    result = r.run("torch==2.6.0", "--toolchain", "foss-1999a", out=out, expect=2)
+    check("unknown toolchain" in result.stderr, result.stderr)
+    result = r.run("torchvision", "--toolchain", "foss-2024a", out=out, expect=2)
+    check("torch is not among" in result.stderr, result.stderr)
+    result = r.run("torch==9.9", *CUDA, out=out, expect=3)
+    check(result.stderr.startswith("error: "), result.stderr)
+    result = r.run("torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124", out=out, expect=3)
+    check("(aarch64)" in result.stderr and "--arch x86_64" in result.stderr, result.stderr)
+    result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator", "cu124", out=out, expect=2)
+    check("has no CUDA 12.4 module" in result.stderr, result.stderr)
+    result = r.run("torch==2.6.0", "--toolchain", "GCCcore-13.3.0", out=out, expect=2)
+    check("not GCCcore-13.3.0 or one of its subtoolchains" in result.stderr, result.stderr)
+    r.run("torch==2.6.0", *CUDA, out=out)
+    path = os.path.join(out, PYTORCH)
+    with open(path, "a") as f:
+        f.write("# edited by hand\n")
+    with open(path) as f:
+        edited = f.read()
+    before = sorted(os.listdir(out))
+    result = r.run("torch==2.6.0", *CUDA, out=out, expect=2)
+    check("already exists" in result.stderr and "--force" in result.stderr, result.stderr)
+    with open(path) as f:
+        check(f.read() == edited, "the existing file was changed")
+    check(sorted(os.listdir(out)) == before, f"files changed: {sorted(os.listdir(out))}")
+    r.run("torch==2.6.0", *CUDA, "--force", out=out)
+    with open(path) as f:
+        check("edited by hand" not in f.read(), "--force did not replace the file")
+
+
+def site_template(r):
+    """--templates: a site template replaces the shipped one."""
+    templates = os.path.join(r.work, "templates")
+    os.makedirs(templates)
+    with open(os.path.join(templates, "easyconfig.eb.mustache"), "w") as f:
+        f.write("# site: {{{name}}}\nname = {{{name}}}\n")
+    out = os.path.join(r.work, "site")
+    r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--templates", templates, out=out)
+    with open(os.path.join(out, "PyTorch-2.6.0-foss-2024a-whl.eb")) as f:
+        check(f.read() == "# site: 'PyTorch'\nname = 'PyTorch'\n", "the site template was not used")
+
+
+SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
+                                     with_relink, strip, sanity_commands, errors, site_template)}
+
+if __name__ == "__main__":
+    sys.exit(scenario_main(__doc__.split("\n")[0], SCENARIOS, Runner))
