@@ -62,10 +62,48 @@ show env -u LD_LIBRARY_PATH PYTHONPATH=.../site-packages python3 -c "'import tor
 env -u LD_LIBRARY_PATH PYTHONPATH="$prefix/lib/python$py/site-packages" \
   python3 -c 'import torch; print(torch.__version__)'
 
-# The module file for that prefix, as EasyBuild would write it, in the
-# module tree beside software/; then loaded with Lmod. The site's modules it
-# depends on (foss, Python, CUDA, cuDNN, ...) are stand-ins here: each only
-# sets its EBROOT variable to the sample tree.
+# torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
+# it, and the report says so (first lines only).
+show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"
+report=$("$wheelmod" resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda \
+  --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache")
+sed -n '1,5p' <<<"$report"
+
+# torch 2.6 has no wheels for Python 3.8 (it supports 3.9-3.13): exit code 3
+# and the nearest candidates, with what is wrong with each (first lines).
+show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python 3.8 --index "$index"
+status=0
+"$wheelmod" resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --index "$index" \
+  --arch x86_64 --glibc 2.28 --python 3.8 --cache-dir "$cache" 2>&1 | sed -n '1,2p;9,11p' \
+  || status=$?
+echo "exit code: $status"
+
+# Why is a wheel chosen or not? The tags a node with Python 3.12 and glibc
+# 2.28 accepts, best first: the first three, and where the legacy
+# manylinux2014 tag and the plain linux tag of the same ABI sit.
+show wheelmod tags --python 3.12 --arch x86_64 --glibc 2.28
+tags=$("$wheelmod" tags --python 3.12 --arch x86_64 --glibc 2.28)
+grep -n . <<<"$tags" | grep -E '^[123]:|:cp312-cp312-(manylinux2014|linux)_x86_64$'
+echo "... $(wc -l <<<"$tags") tags in all"
+
+# The same for an aarch64 (Grace Hopper) node, as JSON.
+show wheelmod tags --python 3.12 --arch aarch64 --glibc 2.34 --format json
+json=$("$wheelmod" tags --python 3.12 --arch aarch64 --glibc 2.34 --format json)
+sed -n '1,7p' <<<"$json"
+echo '  ...'
+
+# A mistake gets a one-paragraph error and exit code 2.
+show wheelmod tags --python 3.12 --arch sparc64
+status=0
+"$wheelmod" tags --python 3.12 --arch sparc64 --glibc 2.28 || status=$?
+echo "exit code: $status"
+
+# Last, Stage 1's outputs for the prefix installed above. Its module file,
+# as EasyBuild would write it, in the module tree beside software/; then
+# loaded with Lmod. The site's modules it depends on (foss, Python, CUDA,
+# cuDNN, ...) are stand-ins here: each only sets its EBROOT variable to the
+# sample tree. The module's Python is foss-2024a's 3.12 and the demo
+# installed for this machine's python3, which wheelmod warns about.
 show wheelmod module PREFIX
 "$wheelmod" module "$prefix" | sed "s|$wheels/||g"
 modules="$wheels/modules"
@@ -104,39 +142,3 @@ show wheelmod easyconfig torch==2.6.0 torchvision torchaudio --toolchain foss-20
 show sed -n '1,25p' easyconfigs/PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb
 sed -n '1,25p' "$wheels/easyconfigs/PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
 echo '  ...'
-
-# torch 2.5.1 was never built for CUDA 12.6: the closest lower variant runs on
-# it, and the report says so (first lines only).
-show wheelmod resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda --index "$index"
-report=$("$wheelmod" resolve torch==2.5.1 --toolchain foss-2024a --accelerator cuda \
-  --index "$index" --arch x86_64 --glibc 2.28 --cache-dir "$cache")
-sed -n '1,5p' <<<"$report"
-
-# torch 2.6 has no wheels for Python 3.8 (it supports 3.9-3.13): exit code 3
-# and the nearest candidates, with what is wrong with each (first lines).
-show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python 3.8 --index "$index"
-status=0
-"$wheelmod" resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --index "$index" \
-  --arch x86_64 --glibc 2.28 --python 3.8 --cache-dir "$cache" 2>&1 | sed -n '1,2p;9,11p' \
-  || status=$?
-echo "exit code: $status"
-
-# Why is a wheel chosen or not? The tags a node with Python 3.12 and glibc
-# 2.28 accepts, best first: the first three, and where the legacy
-# manylinux2014 tag and the plain linux tag of the same ABI sit.
-show wheelmod tags --python 3.12 --arch x86_64 --glibc 2.28
-tags=$("$wheelmod" tags --python 3.12 --arch x86_64 --glibc 2.28)
-grep -n . <<<"$tags" | grep -E '^[123]:|:cp312-cp312-(manylinux2014|linux)_x86_64$'
-echo "... $(wc -l <<<"$tags") tags in all"
-
-# The same for an aarch64 (Grace Hopper) node, as JSON.
-show wheelmod tags --python 3.12 --arch aarch64 --glibc 2.34 --format json
-json=$("$wheelmod" tags --python 3.12 --arch aarch64 --glibc 2.34 --format json)
-sed -n '1,7p' <<<"$json"
-echo '  ...'
-
-# A mistake gets a one-paragraph error and exit code 2.
-show wheelmod tags --python 3.12 --arch sparc64
-status=0
-"$wheelmod" tags --python 3.12 --arch sparc64 --glibc 2.28 || status=$?
-echo "exit code: $status"
