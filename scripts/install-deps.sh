@@ -30,6 +30,7 @@ test_packages=(
   python3-pip         # the peer installer (file lists, benchmark)
   python3-pip-whl     # real wheels to install in the tests
   unzip               # the peer unpacker in the install benchmark
+  python3-pycodestyle # the style check EasyBuild's --check-contrib runs on easyconfigs
 )
 
 packages=("${build_packages[@]}")

@@ -129,8 +129,7 @@ UniqueFd open_for_writing(const std::filesystem::path& file, int read_fd) {
   UniqueFd fd(::open(file.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd)
     throw IoError(file.string(), std::string("cannot open for writing: ") + std::strerror(errno),
-                  "the new search path fits in place; make the file writable (chmod u+w) "
-                  "and run again");
+                  "make the file writable (chmod u+w) and run again");
   struct stat read_status {};
   struct stat write_status {};
   if (::fstat(read_fd, &read_status) != 0 || ::fstat(fd.get(), &write_status) != 0 ||
@@ -150,6 +149,19 @@ void verify(const std::filesystem::path& edited, const std::filesystem::path& su
     throw IoError(subject.string(), "the edited file does not read back as intended",
                   "this is a bug in wheelmod; the original file is " +
                       std::string(edited == subject ? "changed" : "untouched"));
+}
+
+// The appended region, then the dynamic array pointed at it.
+void apply_growth(const ElfImage& image, const detail::GrowthPlan& growth,
+                  std::vector<DynEntry> grown, const std::string& value, SearchPathTag tag, int fd,
+                  const std::filesystem::path& written) {
+  for (auto& entry : grown) {
+    if (entry.tag == dynamic_tag(tag)) entry.value = growth.string_index;
+    if (entry.tag == DT_STRTAB) entry.value = growth.strtab_address;
+    if (entry.tag == DT_STRSZ) entry.value = growth.strtab_size;
+  }
+  detail::append_grown_strtab(image, growth, value, fd, written);
+  write_dynamic(image, fd, std::move(grown), written);
 }
 
 }  // namespace
@@ -222,17 +234,18 @@ SearchPathEdit set_search_path(const std::filesystem::path& file, const std::str
     return edit;
   }
 
+  if (growth && options.unmapped) {
+    const UniqueFd out = open_for_writing(file, fd.get());
+    apply_growth(image, *growth, std::move(grown), value, tag, out.get(), file);
+    verify(file, file, names, value, tag);
+    return edit;
+  }
+
   detail::SiblingCopy copy(file);
   const UniqueFd out(::open(copy.path().c_str(), O_RDWR | O_CLOEXEC));
   if (!out) throw IoError(copy.path().string(), "cannot reopen the copy");
   if (growth) {
-    for (auto& entry : grown) {
-      if (entry.tag == dynamic_tag(tag)) entry.value = growth->string_index;
-      if (entry.tag == DT_STRTAB) entry.value = growth->strtab_address;
-      if (entry.tag == DT_STRSZ) entry.value = growth->strtab_size;
-    }
-    detail::append_grown_strtab(image, *growth, value, out.get(), copy.path());
-    write_dynamic(image, out.get(), std::move(grown), copy.path());
+    apply_growth(image, *growth, std::move(grown), value, tag, out.get(), copy.path());
   } else {
     if (keep) {
       // patchelf overwrites an old string that it outgrows with 'X's, which

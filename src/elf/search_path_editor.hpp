@@ -38,6 +38,11 @@ struct EditOptions {
   std::string patchelf = "patchelf";
   /// Compute and return the edit without writing anything.
   bool dry_run = false;
+  /// The file is private to the caller (a staging directory no process
+  /// has mapped): a grown string table is appended to the file itself
+  /// instead of to a copy renamed over it. An interrupted edit then leaves
+  /// a broken file, which is acceptable only where it is thrown away.
+  bool unmapped = false;
 };
 
 /// Sets `file`'s search path to `value` under `tag` (the other tag is

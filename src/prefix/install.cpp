@@ -52,7 +52,9 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
 
   const auto owned = owners(result.wheels);
   if (request.relink) {
-    result.relink = relink_prefix(staging.dir(), *request.relink, reporter);
+    auto relink = *request.relink;
+    relink.staging = true;  // nothing outside this install has the staged files mapped
+    result.relink = relink_prefix(staging.dir(), relink, reporter);
     // Relinked libraries have new bytes: their RECORD rows must say so.
     std::vector<std::string> changed;
     for (const auto& file : result.relink->files)

@@ -95,7 +95,8 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
   for (auto& file : report.files)
     file.edit = elf::set_search_path(
         prefix / file.file, file.plan.new_value, options.tag,
-        elf::EditOptions{.patchelf = options.patchelf, .dry_run = options.dry_run});
+        elf::EditOptions{
+            .patchelf = options.patchelf, .dry_run = options.dry_run, .unmapped = options.staging});
 
   return report;
 }

@@ -28,6 +28,9 @@ struct RelinkOptions {
   elf::SearchPathTag tag = elf::SearchPathTag::rpath;
   bool dry_run = false;
   std::string patchelf = "patchelf";
+  /// The prefix is a staging directory nothing has mapped: libraries whose
+  /// path must grow are edited in place, without a copy (elf::EditOptions).
+  bool staging = false;
 };
 
 struct FileRelink {

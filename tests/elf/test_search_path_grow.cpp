@@ -5,6 +5,7 @@
 // still understands the file, and where the grower refuses and patchelf
 // takes over.
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <iterator>
@@ -183,6 +184,33 @@ TEST_CASE("a longer RPATH is appended in a new segment and loads", "[elf][grow][
         std::vector<std::string>{"deps", "libuser.so"});
   fs::remove(temp.path() / "lib" / "deps" / "libwmfixdep.so");
   CHECK(probe(library, "wm_fixture_value").exit_code != 0);
+}
+
+TEST_CASE("an unmapped (staged) library grows in place, same inode, and loads",
+          "[elf][grow][load]") {
+  wheelmod::test::TempDir temp("wheelmod-elf");
+  const auto library =
+      wheelmod::test::copy_into(WHEELMOD_ELF_RPATH_LIBRARY, temp.path() / "lib", "libuser.so");
+  wheelmod::test::copy_into(WHEELMOD_ELF_DEP, temp.path() / "lib" / "deps", "libwmfixdep.so");
+  const auto loads_before = loads(library);
+  const auto size_before = fs::file_size(library);
+  struct stat before {};
+  REQUIRE(::stat(library.c_str(), &before) == 0);
+  const auto value = long_path(3000, "$ORIGIN/deps");
+  wheelmod::elf::EditOptions options;
+  options.patchelf = WHEELMOD_PATCHELF;
+  options.unmapped = true;
+  CHECK(wheelmod::elf::set_search_path(library, value, SearchPathTag::rpath, options).method ==
+        EditMethod::appended);
+  struct stat after {};
+  REQUIRE(::stat(library.c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);  // edited where it is: no copy, no rename
+  CHECK(readelf(library).rpath == value);
+  CHECK(readelf_warnings(library).empty());
+  check_layout(library, loads_before, size_before);
+  require_loads(probe(library, "wm_fixture_value"), "4243\n");
+  CHECK(wheelmod::test::names_in(temp.path() / "lib") ==
+        std::vector<std::string>{"deps", "libuser.so"});
 }
 
 TEST_CASE("a library with 2 MiB segment alignment keeps it when grown", "[elf][grow][load]") {
