@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "easybuild/yaml_reader.hpp"
+#include "yaml/cursor.hpp"
 #include "pep/name.hpp"
 
 namespace wheelmod::easybuild {
@@ -13,8 +13,8 @@ namespace wheelmod::easybuild {
 namespace {
 
 namespace fs = std::filesystem;
-using detail::Cursor;
-using detail::Origin;
+using yaml::Cursor;
+using yaml::Origin;
 
 constexpr long k_schema = 1;
 constexpr std::string_view k_toolchains_file = "toolchains.yaml";
@@ -64,8 +64,8 @@ struct Tables {
 
 ModuleVersion read_module_version(const Cursor& map) {
   const auto fields = map.entries({"version", "module"});
-  return {detail::require(map, fields, "version").version(),
-          detail::require(map, fields, "module").module()};
+  return {yaml::require(map, fields, "version").version(),
+          yaml::require(map, fields, "module").module()};
 }
 
 std::string read_relative_dir(const Cursor& value) {
@@ -79,11 +79,11 @@ std::string read_relative_dir(const Cursor& value) {
 // The key of a `toolchains` entry is the --toolchain value, `<name>-<version>`.
 ToolchainEntry read_toolchain(const Cursor& entry) {
   const auto fields = entry.entries({"name", "version"});
-  Toolchain toolchain{detail::require(entry, fields, "name").text(),
-                      detail::require(entry, fields, "version").version()};
+  Toolchain toolchain{yaml::require(entry, fields, "name").text(),
+                      yaml::require(entry, fields, "version").version()};
   const std::string expected = toolchain.name + "-" + toolchain.version;
   if (entry.key() != expected) {
-    detail::fail(entry.key_origin(), "toolchain key must be <name>-<version>",
+    yaml::fail(entry.key_origin(), "toolchain key must be <name>-<version>",
                  "write '" + expected + "' as the key, or correct name and version");
   }
   return {std::move(toolchain), entry.key_origin(), 0};
@@ -92,7 +92,7 @@ ToolchainEntry read_toolchain(const Cursor& entry) {
 // README "python": keys are PEP 503-normalised project names.
 void check_project_key(const Cursor& entry) {
   if (!pep::is_valid_name(entry.key()) || pep::canonicalize_name(entry.key()) != entry.key()) {
-    detail::fail(entry.key_origin(), "'" + entry.key() + "' is not a normalised project name",
+    yaml::fail(entry.key_origin(), "'" + entry.key() + "' is not a normalised project name",
                  "write '" + pep::canonicalize_name(entry.key()) +
                      "' (PEP 503: lower case, runs of '-', '_', '.' become one '-')");
   }
@@ -100,13 +100,13 @@ void check_project_key(const Cursor& entry) {
 
 std::vector<Cursor> read_header(const Cursor& root) {
   const auto fields = root.entries({"schema", "generations"});
-  const Cursor& schema = detail::require(root, fields, "schema");
+  const Cursor& schema = yaml::require(root, fields, "schema");
   if (const long found = schema.integer(); found != k_schema) {
     schema.fail("version " + std::to_string(found) + " is not supported",
                 "this wheelmod reads schema " + std::to_string(k_schema) +
                     "; see config/README.md for the format");
   }
-  const Cursor& generations = detail::require(root, fields, "generations");
+  const Cursor& generations = yaml::require(root, fields, "generations");
   auto entries = generations.entries();
   for (const auto& generation : entries) generation.require_string_key();
   return entries;
@@ -117,14 +117,14 @@ std::vector<Cursor> read_header(const Cursor& root) {
 ModuleVersion read_rocm(const Cursor& map) {
   const auto fields = map.entries({"version", "module", "toolchains", "modules"});
   // `toolchains` and `modules` are informational (README): checked, not kept.
-  if (const Cursor* toolchains = detail::find(fields, "toolchains")) {
+  if (const Cursor* toolchains = yaml::find(fields, "toolchains")) {
     for (const auto& entry : toolchains->entries()) read_toolchain(entry);
   }
-  if (const Cursor* modules = detail::find(fields, "modules")) {
+  if (const Cursor* modules = yaml::find(fields, "modules")) {
     for (const auto& module : modules->items()) module.module();
   }
-  return {detail::require(map, fields, "version").version(),
-          detail::require(map, fields, "module").module()};
+  return {yaml::require(map, fields, "version").version(),
+          yaml::require(map, fields, "module").module()};
 }
 
 void apply_toolchains(const Cursor& root, Tables& tables) {
@@ -175,9 +175,9 @@ std::vector<PythonProvider> read_python_providers(const Cursor& list) {
   std::vector<PythonProvider> providers;
   for (const auto& item : list.items()) {
     const auto fields = item.entries({"module", "package_version", "cuda"});
-    const Cursor* cuda = detail::find(fields, "cuda");
-    providers.push_back({detail::require(item, fields, "module").module(),
-                         detail::require(item, fields, "package_version").version(),
+    const Cursor* cuda = yaml::find(fields, "cuda");
+    providers.push_back({yaml::require(item, fields, "module").module(),
+                         yaml::require(item, fields, "package_version").version(),
                          cuda ? std::optional(cuda->version()) : std::nullopt});
   }
   return providers;
@@ -187,11 +187,11 @@ std::vector<LibraryProvider> read_library_providers(const Cursor& list) {
   std::vector<LibraryProvider> providers;
   for (const auto& item : list.items()) {
     const auto fields = item.entries({"module", "name", "version", "libdir", "cuda"});
-    const Cursor* cuda = detail::find(fields, "cuda");
-    providers.push_back({detail::require(item, fields, "module").module(),
-                         detail::require(item, fields, "name").text(),
-                         detail::require(item, fields, "version").version(),
-                         read_relative_dir(detail::require(item, fields, "libdir")),
+    const Cursor* cuda = yaml::find(fields, "cuda");
+    providers.push_back({yaml::require(item, fields, "module").module(),
+                         yaml::require(item, fields, "name").text(),
+                         yaml::require(item, fields, "version").version(),
+                         read_relative_dir(yaml::require(item, fields, "libdir")),
                          cuda ? std::optional(cuda->version()) : std::nullopt});
   }
   return providers;
@@ -201,21 +201,21 @@ std::vector<LibraryProvider> read_library_providers(const Cursor& list) {
 void check_not_compatible(const Cursor& list) {
   for (const auto& item : list.items()) {
     const auto fields = item.entries({"module", "name", "version", "cuda", "reason"});
-    detail::require(item, fields, "module").module();
-    detail::require(item, fields, "name").text();
-    detail::require(item, fields, "version").version();
-    detail::require(item, fields, "reason").text();
-    if (const Cursor* cuda = detail::find(fields, "cuda")) cuda->version();
+    yaml::require(item, fields, "module").module();
+    yaml::require(item, fields, "name").text();
+    yaml::require(item, fields, "version").version();
+    yaml::require(item, fields, "reason").text();
+    if (const Cursor* cuda = yaml::find(fields, "cuda")) cuda->version();
   }
 }
 
 // `cuda_wheel_bundle` is replaced as a whole (README).
 CudaWheelBundle read_wheel_bundle(const Cursor& map) {
   const auto fields = map.entries({"module", "cuda", "packages"});
-  CudaWheelBundle bundle{detail::require(map, fields, "module").module(),
-                         detail::require(map, fields, "cuda").version(),
+  CudaWheelBundle bundle{yaml::require(map, fields, "module").module(),
+                         yaml::require(map, fields, "cuda").version(),
                          {}};
-  for (const auto& package : detail::require(map, fields, "packages").entries()) {
+  for (const auto& package : yaml::require(map, fields, "packages").entries()) {
     check_project_key(package);
     bundle.packages.insert_or_assign(package.key(), package.version());
   }
@@ -298,7 +298,7 @@ void apply_file(const fs::path& path, Tables& tables) {
 template <typename T>
 const T& required(const std::optional<T>& value, const Origin& origin, std::string_view field) {
   if (!value) {
-    detail::fail(origin, "missing required field '" + std::string(field) + "'",
+    yaml::fail(origin, "missing required field '" + std::string(field) + "'",
                  "an entry that the site file adds must be complete (config/README.md)");
   }
   return *value;
@@ -311,7 +311,7 @@ std::map<std::string, Generation> finish(Tables& tables) {
       for (const auto& [other, generation] : tables.generations) {
         known += (known.empty() ? "" : ", ") + other;
       }
-      detail::fail(dependencies.origin,
+      yaml::fail(dependencies.origin,
                    "generation '" + name + "' is not in " + std::string(k_toolchains_file),
                    "add it to toolchains.yaml next to this file, or correct the name (known: " +
                        known + ")");
@@ -325,7 +325,7 @@ std::map<std::string, Generation> finish(Tables& tables) {
       const auto [it, added] = owner.try_emplace(key, name, &entry);
       if (added) continue;
       const bool later = entry.sequence > it->second.second->sequence;
-      detail::fail(later ? entry.origin : it->second.second->origin,
+      yaml::fail(later ? entry.origin : it->second.second->origin,
                    "toolchain '" + key + "' is also in generation '" +
                        (later ? it->second.first : name) + "'",
                    "a --toolchain value selects one generation; remove one of them");

@@ -1,6 +1,7 @@
-// Private to wheelmod_easybuild: a checked walk over a yaml-cpp tree. Every
-// node knows its file, key path and mark, so each error the config loader
-// raises names `file:line:column` and `generations.2024a.cuda.version`.
+// A checked walk over a yaml-cpp tree, for every YAML file wheelmod reads
+// (the toolchain tables, mirror specs). Every node knows its file, key path
+// and mark, so each error names `file:line:column` and the key path
+// (`generations.2024a.cuda.version`).
 #pragma once
 
 #include <filesystem>
@@ -13,7 +14,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-namespace wheelmod::easybuild::detail {
+namespace wheelmod::yaml {
 
 /// Where a value is: file, 0-based mark (yaml-cpp's), key path.
 struct Origin {
@@ -90,4 +91,4 @@ const Cursor* find(const std::vector<Cursor>& entries, std::string_view key);
 /// The entry named `key`; its absence is an error at `map`'s key.
 const Cursor& require(const Cursor& map, const std::vector<Cursor>& entries, std::string_view key);
 
-}  // namespace wheelmod::easybuild::detail
+}  // namespace wheelmod::yaml

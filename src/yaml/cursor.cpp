@@ -1,4 +1,4 @@
-#include "easybuild/yaml_reader.hpp"
+#include "yaml/cursor.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 
 #include "core/errors.hpp"
 
-namespace wheelmod::easybuild::detail {
+namespace wheelmod::yaml {
 
 namespace {
 
@@ -137,7 +137,7 @@ Cursor Cursor::load_file(const std::filesystem::path& file) {
     if (root.is_null()) root.fail("the file is empty", "a config file starts with `schema: 1`");
     return root;
   } catch (const YAML::Exception& error) {
-    detail::fail(Origin{file.string(), error.mark, ""}, "invalid YAML: " + error.msg,
+    yaml::fail(Origin{file.string(), error.mark, ""}, "invalid YAML: " + error.msg,
                  "fix the YAML syntax at that position");
   }
 }
@@ -153,7 +153,7 @@ Origin Cursor::origin() const {
 Origin Cursor::key_origin() const { return Origin{m_file, m_key_mark, m_path}; }
 
 void Cursor::fail(std::string_view problem, std::string hint) const {
-  detail::fail(origin(), problem, std::move(hint));
+  yaml::fail(origin(), problem, std::move(hint));
 }
 
 std::string Cursor::describe() const {
@@ -177,13 +177,13 @@ std::vector<Cursor> Cursor::entries_checked(
   for (const auto& pair : m_node) {
     const YAML::Node& key = pair.first;
     const Origin at{m_file, key.Mark(), m_path};
-    if (!key.IsScalar()) detail::fail(at, "a key must be a string");
+    if (!key.IsScalar()) yaml::fail(at, "a key must be a string");
     const std::string& name = key.Scalar();
     const std::string path =
         m_path.empty() ? path_segment(name) : m_path + "." + path_segment(name);
     // yaml-cpp keeps both entries of a duplicated key; EasyBuild would take one silently.
     if (!seen.insert(name).second) {
-      detail::fail(Origin{m_file, key.Mark(), path}, "duplicate key '" + name + "'");
+      yaml::fail(Origin{m_file, key.Mark(), path}, "duplicate key '" + name + "'");
     }
     if (allowed != nullptr && std::ranges::find(*allowed, name) == allowed->end()) {
       std::string hint;
@@ -195,7 +195,7 @@ std::vector<Cursor> Cursor::entries_checked(
         known += known.empty() ? "" : ", ";
         known += candidate;
       }
-      detail::fail(Origin{m_file, key.Mark(), path}, "unknown key '" + name + "'",
+      yaml::fail(Origin{m_file, key.Mark(), path}, "unknown key '" + name + "'",
                    hint + "known keys here: " + known + " (schema in config/README.md)");
     }
     out.push_back(Cursor(pair.second, m_file, path, key.Mark(), name, key.Tag()));
@@ -230,7 +230,7 @@ bool is_yaml_string(std::string_view tag, std::string_view scalar) {
 
 void Cursor::require_string_key() const {
   if (!is_yaml_string(m_key_tag, m_key)) {
-    detail::fail(key_origin(), "expected a quoted name, got " + m_key, quote_hint(m_key));
+    yaml::fail(key_origin(), "expected a quoted name, got " + m_key, quote_hint(m_key));
   }
 }
 
@@ -286,9 +286,9 @@ const Cursor* find(const std::vector<Cursor>& entries, std::string_view key) {
 const Cursor& require(const Cursor& map, const std::vector<Cursor>& entries, std::string_view key) {
   const Cursor* found = find(entries, key);
   if (found == nullptr) {
-    detail::fail(map.key_origin(), "missing required field '" + std::string(key) + "'");
+    yaml::fail(map.key_origin(), "missing required field '" + std::string(key) + "'");
   }
   return *found;
 }
 
-}  // namespace wheelmod::easybuild::detail
+}  // namespace wheelmod::yaml
