@@ -45,5 +45,6 @@ CommandRunner add_install_command(CLI::App& app);
 CommandRunner add_check_command(CLI::App& app);
 CommandRunner add_module_command(CLI::App& app);
 CommandRunner add_easyconfig_command(CLI::App& app);
+CommandRunner add_mirror_command(CLI::App& app);
 
 }  // namespace wheelmod::cli

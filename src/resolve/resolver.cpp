@@ -8,17 +8,12 @@
 #include "core/errors.hpp"
 #include "index/url.hpp"
 #include "pep/name.hpp"
+#include "resolve/project_page.hpp"
 #include "resolve/session.hpp"
 
 namespace wheelmod::resolve {
 
 namespace {
-
-// PEP 691 "Content negotiation": JSON preferred, HTML accepted; what pip
-// and uv send.
-constexpr std::string_view k_accept =
-    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
-    "text/html;q=0.01";
 
 bool is_pinned(const pep::SpecifierSet& set) {
   return std::any_of(set.specifiers().begin(), set.specifiers().end(), [](const auto& s) {
@@ -213,17 +208,9 @@ const index::ProjectPage* Session::page(const std::string& variant, const std::s
   const auto url = index::join_url(request.index_root, variant + "/" + project + "/");
   auto [it, inserted] = m_pages.try_emplace(url);
   if (!inserted) return it->second ? &*it->second : nullptr;
-  const auto response = m_fetcher.get_page(url, k_accept);
-  if (!response) return nullptr;
-  const bool json = response->content_type == "application/vnd.pypi.simple.v1+json";
-  const auto base = response->effective_url.empty() ? url : response->effective_url;
-  auto parsed = json ? index::parse_project_json(response->body, base)
-                     : index::parse_project_html(response->body, base);
-  if (!parsed)
-    throw IntegrityError(mask_credentials(url),
-                         "the index page is not valid: " + parsed.error().message,
-                         "the index or a proxy answered something else than a package page");
-  it->second = std::move(*parsed);
+  auto page = fetch_project_page(m_fetcher, url);
+  if (!page) return nullptr;
+  it->second = std::move(*page);
   return &*it->second;
 }
 

@@ -1,0 +1,207 @@
+#include "mirror/plan.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "index/url.hpp"
+#include "pep/marker.hpp"
+#include "pep/metadata.hpp"
+#include "pep/version.hpp"
+#include "resolve/accelerator.hpp"
+#include "resolve/candidates.hpp"
+#include "resolve/metadata_source.hpp"
+#include "resolve/project_page.hpp"
+
+namespace wheelmod::mirror {
+
+namespace {
+
+// One machine the mirror serves: a CPython and an architecture under the
+// spec's glibc floor.
+struct Target {
+  std::string python;  // "3.12", "3.13t"
+  pep::TagTarget tags;
+  pep::TagPriority priority;
+  pep::MarkerEnvironment environment;
+};
+
+std::vector<Target> targets_of(const MirrorSpec& spec) {
+  std::vector<Target> out;
+  for (const auto& python : spec.python)
+    for (const auto& arch : spec.arches) {
+      auto tags = pep::TagTarget::with_python(python, arch, spec.glibc);
+      if (!tags) throw UsageError(spec.file.string(), "python " + python + ": " + tags.error().message);
+      const std::string plain = python.ends_with('t') ? python.substr(0, python.size() - 1) : python;
+      out.push_back(Target{python, *tags, pep::TagPriority(pep::supported_tags(*tags)),
+                           pep::MarkerEnvironment::linux_cpython(plain, arch)});
+    }
+  return out;
+}
+
+// The directory a file URL sits in: ".../whl/cu126/torch-2.6.0+cu126-...whl" -> "cu126".
+std::string parent_directory(const std::string& url) {
+  const auto slash = url.rfind('/');
+  if (slash == std::string::npos || slash == 0) return {};
+  const auto before = url.rfind('/', slash - 1);
+  return url.substr(before == std::string::npos ? 0 : before + 1, slash - before - 1);
+}
+
+bool in_range(const std::optional<pep::SpecifierSet>& range, const std::string& version) {
+  if (!range) return false;
+  const auto parsed = pep::Version::parse(version);
+  return parsed && range->contains(*parsed, pep::Prereleases::allow);
+}
+
+class Planner {
+ public:
+  Planner(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter)
+      : m_spec(spec), m_fetcher(fetcher), m_reporter(reporter), m_targets(targets_of(spec)) {}
+
+  MirrorPlan run() {
+    m_plan.variants = select_variants(m_spec.variants, available_variants());
+    for (const auto& variant : m_plan.variants)
+      for (const auto& package : m_spec.packages) select_package(variant, package);
+    while (!m_queue.empty()) {
+      const auto [variant, link, target] = m_queue.front();
+      m_queue.pop_front();
+      follow(variant, link, *target);
+    }
+    std::ranges::sort(m_plan.files, [](const PlannedFile& a, const PlannedFile& b) {
+      return std::tie(a.variant, a.project, a.link.filename) <
+             std::tie(b.variant, b.project, b.link.filename);
+    });
+    if (!m_missing.empty()) {
+      std::string names;
+      for (const auto& name : m_missing) names += (names.empty() ? "" : ", ") + name;
+      m_plan.notes.push_back("required but on no page of the index (not mirrored): " + names);
+    }
+    return std::move(m_plan);
+  }
+
+ private:
+  // Variants named in the spec, plus those the index's root project pages
+  // (download.pytorch.org/whl/torch/ lists every variant's torch files) show.
+  std::vector<std::string> available_variants() {
+    std::set<std::string> found(m_spec.variants.names.begin(), m_spec.variants.names.end());
+    if (m_spec.variants.cuda || m_spec.variants.rocm) {
+      for (const auto& package : m_spec.packages)
+        if (const auto* page = project_page(m_spec.index + "/" + package.name + "/"))
+          for (const auto& link : page->links) found.insert(parent_directory(link.url));
+    }
+    return {found.begin(), found.end()};
+  }
+
+  const index::ProjectPage* project_page(const std::string& url) {
+    auto [it, inserted] = m_pages.try_emplace(url);
+    if (inserted) it->second = resolve::fetch_project_page(m_fetcher, url);
+    return it->second ? &*it->second : nullptr;
+  }
+
+  bool add(const std::string& variant, const std::string& project, const index::Link& link,
+           bool dependency) {
+    if (!m_listed.insert({variant, link.filename}).second) return false;
+    m_plan.files.push_back(PlannedFile{variant, project, link, dependency});
+    return true;
+  }
+
+  void select_package(const std::string& variant, const PackageSelection& package) {
+    const auto* page = project_page(m_spec.index + "/" + variant + "/" + package.name + "/");
+    if (page == nullptr) {
+      m_plan.notes.push_back(variant + ": no " + package.name + " page on the index");
+      return;
+    }
+    const resolve::CandidateFilter filter{package.name, package.specifier, variant, false};
+    for (const auto& target : m_targets) {
+      std::set<std::string> versions;  // the best file of each version for this target
+      for (const auto& candidate :
+           resolve::collect_candidates(*page, filter, target.tags, target.priority).fitting) {
+        if (!versions.insert(candidate.wheel.version.str()).second) continue;
+        add(variant, package.name, candidate.link, false);
+        if (m_spec.follow_dependencies) m_queue.emplace_back(variant, candidate.link, &target);
+      }
+    }
+  }
+
+  const pep::CoreMetadata& metadata(const index::Link& link) {
+    auto [it, inserted] = m_metadata.try_emplace(link.url);
+    if (inserted) {
+      const auto fetched = resolve::fetch_wheel_metadata(m_fetcher, link);
+      auto parsed = pep::CoreMetadata::parse(fetched.text);
+      if (!parsed)
+        throw IntegrityError(link.filename, "its METADATA is not valid: " + parsed.error().message);
+      it->second = std::move(*parsed);
+    }
+    return it->second;
+  }
+
+  // The newest fitting file of each requirement of `link` for `target`.
+  void follow(const std::string& variant, const index::Link& link, const Target& target) {
+    for (const auto& requirement : metadata(link).requires_dist) {
+      if (requirement.url || !requirement.applies_to(target.environment)) continue;
+      const auto name = requirement.canonical_name();
+      if (!m_followed.insert({variant, name, requirement.specifier.str(), target.python,
+                              target.tags.arch})
+               .second)
+        continue;
+      const auto* page = dependency_page(variant, name);
+      if (page == nullptr) {
+        m_missing.insert(name);
+        continue;
+      }
+      const resolve::CandidateFilter filter{name, requirement.specifier, variant, false};
+      const auto fitting =
+          resolve::collect_candidates(*page, filter, target.tags, target.priority).fitting;
+      if (fitting.empty()) {
+        m_plan.notes.push_back(variant + ": nothing on the index satisfies " + requirement.str() +
+                               " for Python " + target.python + " on " + target.tags.arch);
+        continue;
+      }
+      if (add(variant, name, fitting.front().link, true))
+        m_queue.emplace_back(variant, fitting.front().link, &target);
+    }
+  }
+
+  // download.pytorch.org lists dependencies on each variant's pages and
+  // keeps most of them at the root; a spec may name another index.
+  const index::ProjectPage* dependency_page(const std::string& variant, const std::string& name) {
+    if (const auto* page = project_page(m_spec.index + "/" + variant + "/" + name + "/")) return page;
+    return project_page(m_spec.dependency_index.value_or(m_spec.index) + "/" + name + "/");
+  }
+
+ private:
+  const MirrorSpec& m_spec;
+  net::Fetcher& m_fetcher;
+  [[maybe_unused]] Reporter& m_reporter;
+  std::vector<Target> m_targets;
+  MirrorPlan m_plan;
+  std::map<std::string, std::optional<index::ProjectPage>> m_pages;
+  std::map<std::string, pep::CoreMetadata> m_metadata;
+  std::set<std::pair<std::string, std::string>> m_listed;
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> m_followed;
+  std::deque<std::tuple<std::string, index::Link, const Target*>> m_queue;
+  std::set<std::string> m_missing;  // required projects no page lists
+};
+
+}  // namespace
+
+std::vector<std::string> select_variants(const VariantSelection& selection,
+                                         const std::vector<std::string>& available) {
+  std::set<std::string> out(selection.names.begin(), selection.names.end());
+  for (const auto& variant : available) {
+    if (const auto cuda = resolve::cuda_version_of_variant(variant); cuda && in_range(selection.cuda, *cuda))
+      out.insert(variant);
+    if (variant.starts_with("rocm") && in_range(selection.rocm, variant.substr(4))) out.insert(variant);
+  }
+  return {out.begin(), out.end()};
+}
+
+MirrorPlan plan_mirror(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter) {
+  return Planner(spec, fetcher, reporter).run();
+}
+
+}  // namespace wheelmod::mirror

@@ -1,0 +1,63 @@
+// The mirror spec: which slice of a wheel index `wheelmod mirror` copies.
+// A YAML file (docs/mirror.md, examples under index-mirrors/); read with
+// the checked cursor, so every mistake is a UsageError (exit 2) naming
+// `file:line:column` and the key.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pep/specifier.hpp"
+#include "pep/tags.hpp"
+
+namespace wheelmod::mirror {
+
+/// Which variant directories of the index (`cpu`, `cu126`, `rocm6.2.4`).
+struct VariantSelection {
+  std::vector<std::string> names;           // listed by name, in spec order
+  std::optional<pep::SpecifierSet> cuda;    // `cuda: ">=12.4"`: every cuXY variant in range
+  std::optional<pep::SpecifierSet> rocm;    // `rocm: ">=6.2"`: every rocmX.Y[.Z] variant in range
+};
+
+/// One project to mirror: its PEP 503 normalised name and the versions.
+struct PackageSelection {
+  std::string name;               // torch, torchvision (normalised)
+  pep::SpecifierSet specifier;    // ">=2.6,<2.8"; empty for "*"
+};
+
+struct MirrorSpec {
+  std::filesystem::path file;  // where it was read from (for messages)
+  /// Root of the source index: variant directories below it
+  /// (https://download.pytorch.org/whl -> .../whl/cu126/torch/).
+  std::string index = "https://download.pytorch.org/whl";
+  VariantSelection variants;
+  std::vector<PackageSelection> packages;  // at least one
+  std::vector<std::string> python;         // "3.11", "3.12", "3.13t"; at least one
+  std::vector<std::string> arches;         // x86_64, aarch64 (uname -m); at least one
+  /// The oldest glibc of the site's nodes: a wheel needing a newer one is
+  /// not mirrored. Default 2.17 (manylinux2014).
+  pep::GlibcVersion glibc;
+  /// Mirror the wheels the selected ones require (nvidia-*, triton, sympy,
+  /// ...), for every listed Python and arch, transitively.
+  bool follow_dependencies = true;
+  /// Where to look for those: a PEP 503 root of project pages (default: the
+  /// variant's own directory, then `index` itself, as download.pytorch.org
+  /// serves them).
+  std::optional<std::string> dependency_index;
+  /// Refuse a plan bigger than this many bytes (files to add + kept).
+  std::optional<std::uint64_t> size_limit;
+};
+
+/// Reads and checks a spec. Unknown keys, wrong types, bad specifiers,
+/// unknown arches, empty lists and bad sizes ("200 GiB", "512 MB",
+/// plain bytes) are UsageErrors at their `file:line:column`.
+MirrorSpec load_spec(const std::filesystem::path& file);
+
+/// "200 GiB" -> 214748364800; units B, kB/KB, MB, GB, TB (powers of 1000),
+/// KiB, MiB, GiB, TiB (powers of 1024); a plain integer is bytes.
+std::optional<std::uint64_t> parse_size(std::string_view text);
+
+}  // namespace wheelmod::mirror

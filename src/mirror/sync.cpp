@@ -1,0 +1,303 @@
+#include "mirror/sync.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "core/dir_lock.hpp"
+#include "hash/sha256.hpp"
+#include "mirror/layout.hpp"
+#include "mirror/manifest.hpp"
+#include "mirror/plan.hpp"
+#include "mirror/tree.hpp"
+#include "resolve/metadata_source.hpp"
+
+namespace wheelmod::mirror {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// One file the plan selects, with every variant that lists it.
+struct Selected {
+  std::string project;
+  index::Link link;
+  std::set<std::string> variants;
+};
+
+std::map<std::string, Selected> by_filename(const MirrorPlan& plan) {
+  std::map<std::string, Selected> out;
+  for (const auto& file : plan.files) {
+    auto [it, inserted] = out.try_emplace(file.link.filename, Selected{file.project, file.link, {}});
+    it->second.variants.insert(file.variant);
+  }
+  return out;
+}
+
+DirectoryLock lock_mirror(const fs::path& dest) {
+  return DirectoryLock::acquire(dest, k_lock_name, [&](const std::string& line) {
+    throw IoError(dest.string(), line.substr(0, line.find("; waiting")),
+                  "another `wheelmod mirror` is running on this directory; wait for it to end");
+  });
+}
+
+void create_parent(const fs::path& file) {
+  std::error_code error;
+  fs::create_directories(file.parent_path(), error);
+  if (error) throw IoError(file.parent_path().string(), "cannot create: " + error.message());
+}
+
+bool present_with_size(const fs::path& file, std::uint64_t size) {
+  std::error_code error;
+  return fs::is_regular_file(file, error) && fs::file_size(file, error) == size && !error;
+}
+
+class Sync {
+ public:
+  Sync(const MirrorSpec& spec, const MirrorOptions& options, Reporter& reporter)
+      : m_spec(spec), m_options(options), m_reporter(reporter), m_layout{options.dest} {}
+
+  MirrorReport run() {
+    m_manifest = read_manifest(m_options.dest);
+    for (const auto& [filename, entry] : m_manifest.files)
+      m_managed.insert(entry.variants.begin(), entry.variants.end());
+    if (m_options.mode == MirrorMode::verify) {
+      verify();
+    } else {
+      net::FetcherOptions fetcher_options = m_options.fetcher;
+      // The page cache makes an unchanged re-run a round of 304s; a dry run
+      // of a mirror that does not exist yet leaves no directory behind.
+      if (m_options.mode == MirrorMode::sync || fs::exists(m_options.dest))
+        fetcher_options.cache_dir = m_layout.http_cache();
+      net::Fetcher fetcher(fetcher_options);
+      const auto plan = plan_mirror(m_spec, fetcher, m_reporter);
+      m_report.variants = plan.variants;
+      m_report.notes = plan.notes;
+      compare(by_filename(plan));
+      check_size_limit();
+      if (m_options.mode == MirrorMode::sync) {
+        download();
+        if (m_options.prune) prune();
+      }
+      m_report.page_requests = fetcher.stats().requests;
+    }
+    if (m_options.mode != MirrorMode::dry_run) publish();
+    std::ranges::sort(m_report.changes, [](const MirrorChange& a, const MirrorChange& b) {
+      return std::tie(a.kind, a.filename) < std::tie(b.kind, b.filename);
+    });
+    return std::move(m_report);
+  }
+
+ private:
+  void change(ChangeKind kind, const std::string& filename, const std::string& project,
+              std::optional<std::uint64_t> size, std::string detail = {}) {
+    m_report.changes.push_back({kind, filename, project, size, std::move(detail)});
+  }
+
+  // Sorts every selected and stored file into add / keep / conflict /
+  // stale / remove. Nothing is written here: --dry-run stops after it.
+  void compare(std::map<std::string, Selected> selected) {
+    for (auto& [filename, file] : selected) {
+      const auto stored = m_manifest.files.find(filename);
+      const auto upstream = file.link.sha256();
+      if (stored != m_manifest.files.end()) {
+        if (upstream && *upstream != stored->second.sha256) {
+          change(ChangeKind::conflict, filename, file.project, file.link.size,
+                 "the mirror has sha256 " + stored->second.sha256 + ", upstream now gives " +
+                     *upstream + "; the mirrored file stays, upstream's is put in " +
+                     m_layout.conflict_file(filename, *upstream).string());
+          m_conflicts.push_back(std::move(file));
+          continue;
+        }
+        if (present_with_size(m_layout.file(filename), stored->second.size)) {
+          change(ChangeKind::keep, filename, file.project, stored->second.size);
+          auto& entry = stored->second;
+          std::set<std::string> variants(entry.variants.begin(), entry.variants.end());
+          variants.insert(file.variants.begin(), file.variants.end());
+          entry.variants.assign(variants.begin(), variants.end());
+          m_selected_names.insert(filename);
+          continue;
+        }
+      }
+      change(ChangeKind::add, filename, file.project, file.link.size);
+      m_selected_names.insert(filename);
+      m_to_fetch.push_back(std::move(file));
+    }
+    for (const auto& [filename, entry] : m_manifest.files) {
+      if (m_selected_names.contains(filename) || is_conflict(filename)) continue;
+      change(m_options.prune ? ChangeKind::remove : ChangeKind::stale, filename, entry.project,
+             entry.size);
+    }
+  }
+
+  bool is_conflict(const std::string& filename) const {
+    return std::ranges::any_of(m_conflicts,
+                               [&](const Selected& s) { return s.link.filename == filename; });
+  }
+
+  void check_size_limit() const {
+    if (!m_spec.size_limit) return;
+    const auto total = m_report.bytes(ChangeKind::add) + m_report.bytes(ChangeKind::keep);
+    if (total > *m_spec.size_limit)
+      throw UsageError(m_spec.file.string(),
+                       "the selection needs " + std::to_string(total) + " bytes, over size_limit (" +
+                           std::to_string(*m_spec.size_limit) + ")",
+                       "narrow the spec (versions, variants, Python versions) or raise size_limit; "
+                       "--dry-run lists the files");
+  }
+
+  void download() {
+    std::vector<net::DownloadRequest> requests;
+    for (const auto& file : m_to_fetch)
+      requests.push_back({file.link.url, m_layout.file(file.link.filename), file.link.sha256(),
+                          file.link.size, file.link.filename});
+    for (const auto& file : m_conflicts)
+      requests.push_back({file.link.url, m_layout.conflict_file(file.link.filename, *file.link.sha256()),
+                          file.link.sha256(), file.link.size, file.link.filename + " (upstream's new bytes)"});
+    for (const auto& request : requests) create_parent(request.destination);
+    auto batch = net::download_all(requests, m_options.download, m_reporter);
+    m_report.received = batch.received;
+    for (auto& failure : batch.failures) m_report.failures.push_back(std::move(failure));
+    for (std::size_t i = 0; i < m_to_fetch.size(); ++i) {
+      const auto& result = batch.results[i];
+      const auto& file = m_to_fetch[i];
+      if (!result) {
+        m_selected_names.erase(file.link.filename);
+        continue;
+      }
+      if (result->outcome == net::DownloadOutcome::downloaded ||
+          result->outcome == net::DownloadOutcome::resumed)
+        ++m_report.downloads;
+      ManifestFile entry;
+      entry.filename = file.link.filename;
+      entry.project = file.project;
+      entry.url = file.link.url;
+      entry.sha256 = result->sha256;
+      entry.sha256_from_index = result->sha256_from_index;
+      entry.size = result->size;
+      entry.fetched = utc_now();
+      entry.requires_python = file.link.requires_python;
+      entry.variants.assign(file.variants.begin(), file.variants.end());
+      m_manifest.files[entry.filename] = std::move(entry);
+    }
+  }
+
+  void prune() {
+    for (auto it = m_manifest.files.begin(); it != m_manifest.files.end();) {
+      if (m_selected_names.contains(it->first) || is_conflict(it->first)) {
+        ++it;
+        continue;
+      }
+      std::error_code error;
+      fs::remove(m_layout.file(it->first), error);
+      fs::remove(m_layout.metadata_file(it->first), error);
+      it = m_manifest.files.erase(it);
+    }
+  }
+
+  void verify() {
+    std::vector<net::DownloadRequest> repairs;
+    for (const auto& [filename, entry] : m_manifest.files) {
+      const auto path = m_layout.file(filename);
+      std::error_code error;
+      std::string problem;
+      if (!fs::is_regular_file(path, error))
+        problem = "missing";
+      else if (const auto digest = hash::sha256_file(path); digest.size != entry.size)
+        problem = "size " + std::to_string(digest.size) + ", the manifest says " + std::to_string(entry.size);
+      else if (const auto hex = hash::to_hex(digest.sha256); hex != entry.sha256)
+        problem = "sha256 " + hex + ", the manifest says " + entry.sha256;
+      if (problem.empty()) {
+        change(ChangeKind::keep, filename, entry.project, entry.size);
+        continue;
+      }
+      change(ChangeKind::corrupt, filename, entry.project, entry.size, problem);
+      if (m_options.repair) {
+        fs::remove(path, error);  // the downloader would take a wrong file as a .part to resume
+        repairs.push_back({entry.url, path, entry.sha256, entry.size, filename});
+      }
+    }
+    if (repairs.empty()) return;
+    for (const auto& request : repairs) create_parent(request.destination);
+    auto batch = net::download_all(repairs, m_options.download, m_reporter);
+    m_report.received = batch.received;
+    for (auto& failure : batch.failures) m_report.failures.push_back(std::move(failure));
+    for (std::size_t i = 0; i < repairs.size(); ++i)
+      if (batch.results[i]) {
+        change(ChangeKind::repaired, repairs[i].label, m_manifest.files.at(repairs[i].label).project,
+               batch.results[i]->size);
+        ++m_report.downloads;
+      }
+  }
+
+  // The core metadata of each stored wheel (PEP 658), then the pages, the
+  // sourcepath links and the manifest — after every listed file is verified.
+  void publish() {
+    for (auto& [filename, entry] : m_manifest.files) {
+      const auto metadata_path = m_layout.metadata_file(filename);
+      if (entry.metadata_sha256 && fs::exists(metadata_path)) continue;
+      index::Link local;
+      local.filename = filename;
+      local.url = m_layout.file(filename).string();
+      const auto text = resolve::fetch_wheel_metadata(m_local, local).text;
+      write_if_changed(metadata_path, text);
+      hash::Sha256 hasher;
+      hasher.update(text);
+      entry.metadata_sha256 = hash::to_hex(hasher.finish());
+    }
+    m_report.pages_written += write_pages(m_layout, m_manifest, m_managed);
+    if (m_options.eb_sourcepath)
+      link_sourcepath(m_layout, m_manifest, *m_options.eb_sourcepath, m_options.eb_names);
+    m_manifest.source_index = m_spec.index;
+    write_manifest(m_options.dest, m_manifest);
+  }
+
+  const MirrorSpec& m_spec;
+  const MirrorOptions& m_options;
+  Reporter& m_reporter;
+  MirrorLayout m_layout;
+  net::Fetcher m_local;  // reads stored wheels (plain paths) for their METADATA
+  Manifest m_manifest;
+  MirrorReport m_report;
+  std::vector<Selected> m_to_fetch;
+  std::vector<Selected> m_conflicts;
+  std::set<std::string> m_selected_names;
+  std::set<std::string> m_managed;  // variants the mirror served before this run
+};
+
+}  // namespace
+
+std::string_view change_text(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::add: return "add";
+    case ChangeKind::keep: return "keep";
+    case ChangeKind::stale: return "stale";
+    case ChangeKind::remove: return "remove";
+    case ChangeKind::conflict: return "conflict";
+    case ChangeKind::corrupt: return "corrupt";
+    case ChangeKind::repaired: return "repaired";
+  }
+  return "add";
+}
+
+std::uint64_t MirrorReport::bytes(ChangeKind kind) const {
+  std::uint64_t total = 0;
+  for (const auto& change : changes)
+    if (change.kind == kind) total += change.size.value_or(0);
+  return total;
+}
+
+std::size_t MirrorReport::count(ChangeKind kind) const {
+  return static_cast<std::size_t>(
+      std::ranges::count_if(changes, [kind](const MirrorChange& c) { return c.kind == kind; }));
+}
+
+MirrorReport run_mirror(const MirrorSpec& spec, const MirrorOptions& options, Reporter& reporter) {
+  // A dry run writes nothing, not even the lock (DIR may not exist yet).
+  DirectoryLock lock;
+  if (options.mode != MirrorMode::dry_run) lock = lock_mirror(options.dest);
+  return Sync(spec, options, reporter).run();
+}
+
+}  // namespace wheelmod::mirror

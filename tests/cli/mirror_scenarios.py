@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""`wheelmod mirror` end to end: the sample index copied as the upstream.
+
+    mirror_scenarios.py --wheelmod BIN --sample DIR SCENARIO
+
+Each scenario copies the sample index (pages, wheels, .metadata files) into
+a scratch upstream it may change, mirrors it over file://, and checks the
+mirror as its users read it: the manifest, the PEP 503 pages and their
+hashes, the PEP 658 .metadata files, `wheelmod resolve --index file:///DIR`,
+and pip (`pip download`, `pip install --no-deps`) against the mirror served
+by nginx on 127.0.0.1.
+"""
+import hashlib
+import html.parser
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+from scenario_support import check, run_expecting, scenario_main
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+SPEC = """\
+index: {index}
+variants: [cu126, cpu]
+packages:
+  torch: "==2.6.0"
+  torchvision: ">=0.21"
+python: ["{python}", "3.12"]
+arches: [x86_64, aarch64]
+glibc: "2.28"
+dependencies: true
+"""
+NGINX = """\
+daemon off;
+worker_processes 1;
+pid {state}/nginx.pid;
+error_log {state}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+  access_log {state}/access.log;
+  client_body_temp_path {state}/tmp;
+  proxy_temp_path {state}/tmp;
+  fastcgi_temp_path {state}/tmp;
+  uwsgi_temp_path {state}/tmp;
+  scgi_temp_path {state}/tmp;
+  types {{ text/html html; }}
+  default_type application/octet-stream;
+  server {{
+    listen 127.0.0.1:{port};
+    root {root};
+    index index.html;
+  }}
+}}
+"""
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Anchors(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append(dict(attrs))
+
+
+def anchors(page):
+    parser = Anchors()
+    with open(page, encoding="utf-8") as handle:
+        parser.feed(handle.read())
+    return parser.links
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.work = tempfile.mkdtemp(prefix="wheelmod-mirror-")
+        self.upstream = os.path.join(self.work, "upstream")
+        for part in ("whl", "packages"):
+            shutil.copytree(os.path.join(args.sample, part), os.path.join(self.upstream, part))
+        self.dest = os.path.join(self.work, "mirror")
+        self.spec = self.write_spec("spec.yaml")
+        os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def write_spec(self, name, text=None):
+        path = os.path.join(self.work, name)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text or SPEC.format(index="file://" + os.path.join(self.upstream, "whl"),
+                                             python=PYTHON))
+        return path
+
+    def mirror(self, *extra, expect=0, spec=None):
+        result = run_expecting([self.wheelmod, "-q", "mirror", spec or self.spec, "--dest", self.dest,
+                                "--format", "json", *extra], expect, timeout=300)
+        return json.loads(result.stdout) if result.stdout.strip() else None, result
+
+    def manifest(self):
+        with open(os.path.join(self.dest, "wheelmod-mirror.json"), encoding="utf-8") as handle:
+            return json.load(handle)
+
+
+def check_mirror(r):
+    """Every manifest file is stored with its hash, listed on each of its variants' pages with
+    #sha256= and data-core-metadata, and its .metadata is the wheel's METADATA."""
+    manifest = r.manifest()
+    check(manifest["files"], "the manifest lists nothing")
+    for filename, entry in manifest["files"].items():
+        stored = os.path.join(r.dest, "files", filename)
+        check(sha256_of(stored) == entry["sha256"], f"{filename}: stored bytes differ from the manifest")
+        with zipfile.ZipFile(stored) as wheel:
+            name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+            metadata = wheel.read(name)
+        with open(stored + ".metadata", "rb") as handle:
+            check(handle.read() == metadata, f"{filename}.metadata is not the wheel's METADATA")
+        check(hashlib.sha256(metadata).hexdigest() == entry["metadata_sha256"], f"{filename}: metadata hash")
+        for variant in entry["variants"]:
+            page = os.path.join(r.dest, variant, entry["project"], "index.html")
+            links = {os.path.basename(a["href"].split("#")[0]).replace("%2B", "+"): a for a in anchors(page)}
+            check(filename in links, f"{filename} not on {page}")
+            anchor = links[filename]
+            check(anchor["href"].endswith("#sha256=" + entry["sha256"]), f"{filename}: href {anchor['href']}")
+            check(anchor.get("data-core-metadata") == "sha256=" + entry["metadata_sha256"],
+                  f"{filename}: data-core-metadata {anchor.get('data-core-metadata')}")
+            target = os.path.normpath(os.path.join(os.path.dirname(page),
+                                                   anchor["href"].split("#")[0].replace("%2B", "+")))
+            check(target == os.path.normpath(stored), f"{filename}: the href leads to {target}")
+    return manifest
+
+
+def full(r):
+    """A first run mirrors the selection (dependencies included, hashes computed where upstream
+    gave none); wheelmod resolves against the mirror as it does against the upstream."""
+    report, _ = r.mirror()
+    check(report["downloads"] == len(r.manifest()["files"]), f"downloads {report['downloads']}")
+    manifest = check_mirror(r)
+    names = sorted(manifest["files"])
+    print(len(names), "files mirrored;", report["pages_written"], "pages written")
+    check(any(n.startswith("torch-2.6.0+cu126-cp312-cp312-linux_aarch64") for n in names), "aarch64 torch")
+    check(any(n.startswith("torch-2.6.0+cpu") for n in names), "the cpu variant's torch")
+    check(any(n.startswith("triton-3.2.0") for n in names), "triton (a dependency) not mirrored")
+    check(any(n.startswith("sympy-1.13.1") for n in names), "sympy (a dependency) not mirrored")
+    check(any(n.startswith("nvidia_cusparselt_cu12") for n in names), "nvidia-cusparselt-cu12 not mirrored")
+    check(not any("2.5.1" in n for n in names if n.startswith("torch-")), "torch 2.5.1 is outside the spec")
+    check(not any("cp313" in n for n in names), "cp313 files are outside the spec")
+    aarch = manifest["files"]["torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl"]
+    check(aarch["sha256_from_index"] is False, "the upstream gave no hash for it: it must say computed")
+    check(any("filelock" in note for note in report["notes"]), f"missing dependencies not noted: {report['notes']}")
+    ours = run_expecting([r.wheelmod, "resolve", "torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator",
+                          "cuda", "--index", "file://" + r.dest, "--arch", "x86_64", "--glibc", "2.28",
+                          "--format", "json", "--cache-dir", os.path.join(r.work, "c1")]).stdout
+    theirs = run_expecting([r.wheelmod, "resolve", "torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator",
+                            "cuda", "--index", "file://" + os.path.join(r.upstream, "whl"), "--arch", "x86_64",
+                            "--glibc", "2.28", "--format", "json", "--cache-dir", os.path.join(r.work, "c2")]).stdout
+    pick = lambda text: sorted((w["filename"], w["sha256"]) for w in json.loads(text)["wheels"])
+    check(pick(ours) == pick(theirs), f"resolving against the mirror differs:\n{pick(ours)}\n{pick(theirs)}")
+
+
+def rerun(r):
+    """An unchanged upstream: the second run downloads nothing and rewrites no page or manifest."""
+    r.mirror()
+    before = {p: os.stat(p).st_mtime_ns for p in walk(r.dest) if not p.startswith(os.path.join(r.dest, ".wheelmod"))}
+    report, _ = r.mirror()
+    check(report["downloads"] == 0 and report["received_bytes"] == 0, f"re-run fetched: {report}")
+    check(report["pages_written"] == 0, f"re-run wrote {report['pages_written']} pages")
+    check(report["totals"]["add"]["files"] == 0, f"re-run adds {report['totals']['add']}")
+    after = {p: os.stat(p).st_mtime_ns for p in walk(r.dest) if not p.startswith(os.path.join(r.dest, ".wheelmod"))}
+    changed = sorted(p for p in after if before.get(p) != after[p] and not p.endswith(".lock"))
+    check(not changed, f"files rewritten by an unchanged re-run: {changed}")
+
+
+def walk(top):
+    for directory, _, files in os.walk(top):
+        for name in files:
+            yield os.path.join(directory, name)
+
+
+def dry_run(r):
+    """--dry-run on a new mirror lists what it would add, with bytes, and creates nothing."""
+    report, _ = r.mirror("--dry-run")
+    check(report["mode"] == "dry-run", report["mode"])
+    check(report["totals"]["add"]["files"] > 10, f"plan: {report['totals']}")
+    check(not os.path.exists(r.dest), "a dry run created the mirror directory")
+    r.mirror()
+    report, _ = r.mirror("--dry-run")
+    check(report["totals"]["add"]["files"] == 0 and report["totals"]["keep"]["files"] > 10, report["totals"])
+
+
+def upstream_change(r):
+    """Upstream drops a file and the spec adds a Python: only that changes; --prune removes the
+    dropped file from the store and its page."""
+    r.mirror()
+    page = os.path.join(r.upstream, "whl", "cu126", "torchvision", "index.html")
+    with open(page, encoding="utf-8") as handle:
+        lines = handle.read().splitlines(True)
+    gone = "torchvision-0.21.0+cu126-cp312-cp312-linux_x86_64.whl"
+    with open(page, "w", encoding="utf-8") as handle:
+        handle.writelines(line for line in lines if gone.replace("+", "%2B") not in line)
+    spec = r.write_spec("spec313.yaml", SPEC.format(index="file://" + os.path.join(r.upstream, "whl"),
+                                                    python=PYTHON).replace('"3.12"]', '"3.12", "3.13"]'))
+    report, _ = r.mirror(spec=spec)
+    added = [f["file"] for f in report["files"] if f["action"] == "add"]
+    stale = [f["file"] for f in report["files"] if f["action"] == "stale"]
+    print("added:", added, "stale:", stale)
+    check(added and all("cp313" in name for name in added), f"added {added}")
+    check(stale == [gone], f"stale {stale}")
+    check(report["downloads"] == len(added), f"{report['downloads']} downloads for {len(added)} new files")
+    check(os.path.exists(os.path.join(r.dest, "files", gone)), "a stale file was removed without --prune")
+    report, _ = r.mirror("--prune", spec=spec)
+    check([f["file"] for f in report["files"] if f["action"] == "remove"] == [gone], "prune")
+    check(not os.path.exists(os.path.join(r.dest, "files", gone)), "--prune left the file")
+    check(gone not in r.manifest()["files"], "--prune left the manifest entry")
+    check_mirror(r)
+    page = os.path.join(r.dest, "cu126", "torchvision", "index.html")
+    check(not any(gone.replace("+", "%2B") in a["href"] for a in anchors(page)), "pruned file still listed")
+
+
+def hash_change(r):
+    """Upstream serves other bytes under a mirrored name: exit 5, the mirrored file stays, the new
+    bytes are kept aside for review."""
+    r.mirror()
+    name = "triton-3.2.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    upstream_file = os.path.join(r.upstream, "whl", name)
+    with open(upstream_file, "ab") as handle:
+        handle.write(b"changed upstream")
+    new_sha = sha256_of(upstream_file)
+    for directory, _, files in os.walk(os.path.join(r.upstream, "whl")):
+        if "index.html" in files:
+            page = os.path.join(directory, "index.html")
+            with open(page, encoding="utf-8") as handle:
+                text = handle.read()
+            text = text.replace(r.manifest()["files"][name]["sha256"], new_sha)
+            with open(page, "w", encoding="utf-8") as handle:
+                handle.write(text)
+    old_sha = r.manifest()["files"][name]["sha256"]
+    report, result = r.mirror(expect=5)
+    check("changed their sha256" in result.stderr, result.stderr)
+    conflicts = [f for f in report["files"] if f["action"] == "conflict"]
+    check([c["file"] for c in conflicts] == [name], f"conflicts {conflicts}")
+    check(sha256_of(os.path.join(r.dest, "files", name)) == old_sha, "the mirrored file was replaced")
+    aside = os.path.join(r.dest, ".wheelmod", "conflicts", new_sha, name)
+    check(os.path.exists(aside) and sha256_of(aside) == new_sha, f"new bytes not kept at {aside}")
+    check(r.manifest()["files"][name]["sha256"] == old_sha, "the manifest took the new hash")
+
+
+def verify(r):
+    """A corrupted stored file: --verify names it (exit 5); --verify --repair fetches it again."""
+    r.mirror()
+    name = "sympy-1.13.1-py3-none-any.whl"
+    stored = os.path.join(r.dest, "files", name)
+    with open(stored, "r+b") as handle:
+        handle.seek(100)
+        byte = handle.read(1)
+        handle.seek(100)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    report, result = r.mirror("--verify", expect=5)
+    corrupt = [f["file"] for f in report["files"] if f["action"] == "corrupt"]
+    check(corrupt == [name], f"corrupt {corrupt}")
+    check("--repair" in result.stderr, result.stderr)
+    report, _ = r.mirror("--verify", "--repair")
+    check([f["file"] for f in report["files"] if f["action"] == "repaired"] == [name], "repaired")
+    check(sha256_of(stored) == r.manifest()["files"][name]["sha256"], "repair did not restore the bytes")
+    r.mirror("--verify")
+
+
+def lock(r):
+    """A second run on a mirror another run holds is refused (exit 4), naming the holder."""
+    import fcntl
+    os.makedirs(r.dest)
+    with open(os.path.join(r.dest, ".wheelmod-mirror.lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        _, result = r.mirror(expect=4)
+        check(f"process {os.getpid()}" in result.stderr and "in use" in result.stderr, result.stderr)
+    check(not os.path.exists(os.path.join(r.dest, "files")), "the refused run wrote files")
+
+
+def killed(r):
+    """SIGKILL at random moments of a first run, then a plain re-run: it completes, and the
+    mirror is whole (every page's file verified, --verify clean)."""
+    started = time.monotonic()
+    r.mirror()
+    duration = time.monotonic() - started
+    shutil.rmtree(r.dest)
+    rng = random.Random(7)
+    for attempt in range(5):
+        process = subprocess.Popen([r.wheelmod, "-q", "mirror", r.spec, "--dest", r.dest],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.0, duration))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        print(f"kill {attempt + 1}: manifest {'present' if os.path.exists(os.path.join(r.dest, 'wheelmod-mirror.json')) else 'absent'}")
+    r.mirror()
+    check_mirror(r)
+    r.mirror("--verify")
+
+
+def pip_nginx(r):
+    """pip downloads and installs (--no-deps) from the mirror served by nginx on 127.0.0.1."""
+    r.mirror()
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    state = os.path.join(r.work, "nginx")
+    os.makedirs(os.path.join(state, "tmp"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = os.path.join(state, "nginx.conf")
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    with open(config, "w") as handle:
+        handle.write(user + NGINX.format(state=state, port=port, root=r.dest))
+    server = subprocess.Popen([nginx, "-p", state, "-c", config], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/cu126/"
+        out = os.path.join(r.work, "pip-download")
+        run_expecting([sys.executable, "-m", "pip", "download", "--no-deps", "--index-url", url, "-d", out,
+                       "--only-binary", ":all:", "--platform", "manylinux_2_28_x86_64", "--python-version",
+                       "3.12", "--disable-pip-version-check", "torch==2.6.0"], timeout=120)
+        (downloaded,) = os.listdir(out)
+        check(downloaded == "torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl", downloaded)
+        check(sha256_of(os.path.join(out, downloaded)) == r.manifest()["files"][downloaded]["sha256"], "hash")
+        target = os.path.join(r.work, "pip-install")
+        result = run_expecting([sys.executable, "-m", "pip", "install", "--no-deps", "--no-compile",
+                                "--index-url", url, "--target", target, "--disable-pip-version-check",
+                                "--no-cache-dir", "torchvision"], timeout=120)
+        check(any(n.startswith("torchvision-0.21.0") and n.endswith(".dist-info") for n in os.listdir(target)),
+              f"pip did not install torchvision from the mirror:\n{result.stdout}")
+        with open(os.path.join(state, "access.log")) as log:
+            requests = log.read()
+        check(".metadata" in requests or "torchvision" in requests, "nginx saw no request")
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+
+
+def eb_sourcepath(r):
+    """--eb-sourcepath lays the wheels out where EasyBuild looks for extension sources."""
+    sourcepath = os.path.join(r.work, "sources")
+    r.mirror("--eb-sourcepath", sourcepath)
+    for name in r.manifest()["files"]:
+        for easyconfig in ("PyTorch", "PyTorch-bundle"):
+            path = os.path.join(sourcepath, "p", easyconfig, "extensions", name)
+            check(os.path.exists(path), f"{path} missing")
+            check(os.path.samefile(path, os.path.join(r.dest, "files", name)), f"{path} is another file")
+
+
+def bad_spec(r):
+    """A spec with an unknown key: exit 2 with file:line:column, nothing created."""
+    spec = r.write_spec("bad.yaml", "index: /x\nvariants: [cpu]\npackages: {torch: '*'}\npython: ['3.12']\n"
+                                    "arches: [x86_64]\nmirror_everything: true\n")
+    _, result = r.mirror(spec=spec, expect=2)
+    check("bad.yaml:6:" in result.stderr and "mirror_everything" in result.stderr, result.stderr)
+    check(not os.path.exists(r.dest), "a bad spec created the mirror")
+
+
+SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
+                                          killed, pip_nginx, eb_sourcepath, bad_spec)}
+
+
+def main():
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
