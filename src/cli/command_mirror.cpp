@@ -63,7 +63,8 @@ nlohmann::json to_json(const mirror::MirrorReport& report, mirror::MirrorMode mo
           {"downloads", report.downloads},
           {"received_bytes", report.received},
           {"pages_written", report.pages_written},
-          {"index_requests", report.page_requests}};
+          {"index_requests", report.page_requests},
+          {"index_not_modified", report.pages_not_modified}};
 }
 
 void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, std::ostream& out) {

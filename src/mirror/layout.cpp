@@ -1,10 +1,12 @@
 #include "mirror/layout.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <system_error>
 
 #include "core/errors.hpp"
+#include "index/url.hpp"
 #include "mirror/tree.hpp"
 
 namespace wheelmod::mirror {
@@ -18,10 +20,71 @@ fs::path MirrorLayout::metadata_file(const std::string& filename) const {
 }
 
 fs::path MirrorLayout::conflict_file(const std::string& filename, const std::string& sha256) const {
-  return dest / ".wheelmod" / "conflicts" / sha256 / filename;
+  return dest / ".wheelmod" / "conflicts" / sha256 / base_name(filename);
+}
+
+namespace {
+
+// "https://host:443/a/b" -> {"https://host:443", "/a/b"}; a plain path or
+// file:///p -> {"file://", "/p"}.
+std::pair<std::string, std::string> split_origin(std::string_view url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string_view::npos) return {"file://", std::string(url)};
+  const auto path = url.find('/', scheme + 3);
+  if (path == std::string_view::npos) return {std::string(url), "/"};
+  return {std::string(url.substr(0, path)), std::string(url.substr(path))};
+}
+
+// Decoded segments without empty, "." or ".." ones.
+std::string clean_path(std::string_view path) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const auto slash = std::min(path.find('/', start), path.size());
+    const auto segment = index::percent_decode(path.substr(start, slash - start));
+    if (!segment.empty() && segment != "." && segment != ".." &&
+        segment.find('/') == std::string::npos)
+      out += (out.empty() ? "" : "/") + segment;
+    start = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string storage_path(const std::string& url, const std::string& index_root) {
+  const auto [origin, path] = split_origin(index::without_fragment(url));
+  const auto [root_origin, root_path] = split_origin(index_root);
+  std::string parent = root_path;
+  while (!parent.empty() && parent.back() == '/') parent.pop_back();
+  parent = parent.substr(0, parent.rfind('/') + 1);  // "/whl" -> "/", "/a/whl" -> "/a/"
+  if (origin == root_origin && path.starts_with(parent) && path.find("/../") == std::string::npos)
+    return clean_path(std::string_view(path).substr(parent.size()));
+  const auto host = origin.substr(origin.find("://") + 3);
+  return "ext/" + clean_path(host.empty() ? "local" : host) + "/" + clean_path(path);
+}
+
+std::string base_name(const std::string& stored_path) {
+  return stored_path.substr(stored_path.rfind('/') + 1);
 }
 
 fs::path MirrorLayout::http_cache() const { return dest / ".wheelmod" / "cache"; }
+
+namespace {
+
+std::string encoded_path(const std::string& stored_path) {
+  std::string out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto slash = stored_path.find('/', start);
+    out += encode_filename(stored_path.substr(start, slash - start));
+    if (slash == std::string::npos) return out;
+    out += '/';
+    start = slash + 1;
+  }
+}
+
+}  // namespace
 
 std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
                         const std::set<std::string>& managed) {
@@ -30,7 +93,7 @@ std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
   for (const auto& [filename, entry] : manifest.files)
     for (const auto& variant : entry.variants)
       pages[variant][entry.project].push_back(
-          PageFile{filename, "../../files/" + encode_filename(filename), entry.sha256,
+          PageFile{base_name(filename), "../../files/" + encoded_path(filename), entry.sha256,
                    entry.metadata_sha256, entry.requires_python});
   std::size_t written = 0;
   for (auto& [variant, projects] : pages) {
@@ -75,7 +138,7 @@ void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
     fs::create_directories(directory, error);
     if (error) throw IoError(directory.string(), "cannot create: " + error.message());
     for (const auto& [filename, entry] : manifest.files) {
-      const auto target = directory / filename;
+      const auto target = directory / base_name(filename);  // first come when names clash
       if (fs::exists(fs::symlink_status(target, error))) continue;
       fs::create_hard_link(layout.file(filename), target, error);
       if (error) {

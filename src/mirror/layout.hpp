@@ -1,5 +1,9 @@
 // Where a mirror keeps things under DIR:
-//   files/<file>, files/<file>.metadata   every wheel once, with its PEP 658 core metadata
+//   files/<path>, files/<path>.metadata   every wheel once, with its PEP 658 core metadata;
+//                                         <path> is its upstream path below the index root's
+//                                         parent (whl/cu126/x.whl, whl/x.whl, packages/..):
+//                                         two variants may serve different files under one
+//                                         name (download.pytorch.org's aarch64 wheels)
 //   <variant>/index.html                  PEP 503 root of that variant (pip --index-url DIR/<variant>)
 //   <variant>/<project>/index.html        project pages, linking ../../files/
 //   wheelmod-mirror.json                  the manifest
@@ -19,6 +23,14 @@
 namespace wheelmod::mirror {
 
 inline constexpr const char* k_lock_name = ".wheelmod-mirror.lock";
+
+/// Where a file at `url` is kept below DIR/files: its path below the index
+/// root's parent on the same host, percent-decoded ("whl/cu126/torch-2.6.0+cu126-….whl");
+/// a file elsewhere goes under "ext/<host>/<path>". Never absolute, never "..".
+std::string storage_path(const std::string& url, const std::string& index_root);
+
+/// The file name alone ("torch-2.6.0+cu126-….whl").
+std::string base_name(const std::string& stored_path);
 
 struct MirrorLayout {
   std::filesystem::path dest;

@@ -16,7 +16,7 @@ namespace wheelmod::mirror {
 inline constexpr const char* k_manifest_name = "wheelmod-mirror.json";
 
 struct ManifestFile {
-  std::string filename;       // the key: DIR/files/<filename>
+  std::string filename;       // the key: where it is kept, DIR/files/<filename> (layout.hpp)
   std::string project;        // normalised project name
   std::string url;            // upstream URL it came from
   std::string sha256;         // lower-case hex of the stored bytes

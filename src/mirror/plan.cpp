@@ -59,8 +59,13 @@ bool in_range(const std::optional<pep::SpecifierSet>& range, const std::string& 
 
 class Planner {
  public:
-  Planner(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter)
-      : m_spec(spec), m_fetcher(fetcher), m_reporter(reporter), m_targets(targets_of(spec)) {}
+  Planner(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter,
+          const KnownMetadata& known)
+      : m_spec(spec),
+        m_fetcher(fetcher),
+        m_reporter(reporter),
+        m_known(known),
+        m_targets(targets_of(spec)) {}
 
   MirrorPlan run() {
     m_plan.variants = select_variants(m_spec.variants, available_variants());
@@ -130,8 +135,9 @@ class Planner {
   const pep::CoreMetadata& metadata(const index::Link& link) {
     auto [it, inserted] = m_metadata.try_emplace(link.url);
     if (inserted) {
-      const auto fetched = resolve::fetch_wheel_metadata(m_fetcher, link);
-      auto parsed = pep::CoreMetadata::parse(fetched.text);
+      auto text = m_known ? m_known(link) : std::nullopt;
+      if (!text) text = resolve::fetch_wheel_metadata(m_fetcher, link).text;
+      auto parsed = pep::CoreMetadata::parse(*text);
       if (!parsed)
         throw IntegrityError(link.filename, "its METADATA is not valid: " + parsed.error().message);
       it->second = std::move(*parsed);
@@ -177,6 +183,7 @@ class Planner {
   const MirrorSpec& m_spec;
   net::Fetcher& m_fetcher;
   [[maybe_unused]] Reporter& m_reporter;
+  const KnownMetadata& m_known;
   std::vector<Target> m_targets;
   MirrorPlan m_plan;
   std::map<std::string, std::optional<index::ProjectPage>> m_pages;
@@ -200,8 +207,9 @@ std::vector<std::string> select_variants(const VariantSelection& selection,
   return {out.begin(), out.end()};
 }
 
-MirrorPlan plan_mirror(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter) {
-  return Planner(spec, fetcher, reporter).run();
+MirrorPlan plan_mirror(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter,
+                       const KnownMetadata& known) {
+  return Planner(spec, fetcher, reporter, known).run();
 }
 
 }  // namespace wheelmod::mirror

@@ -5,6 +5,8 @@
 // Reads pages and core metadata only (PEP 658 files, else range requests).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,13 @@ struct MirrorPlan {
   std::vector<std::string> notes;     // variants or requirements the index lacks
 };
 
-MirrorPlan plan_mirror(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter);
+/// The METADATA of a wheel the mirror already holds with the same bytes
+/// (nullopt: fetch it from the index), so that a re-run reads no metadata
+/// upstream.
+using KnownMetadata = std::function<std::optional<std::string>(const index::Link&)>;
+
+MirrorPlan plan_mirror(const MirrorSpec& spec, net::Fetcher& fetcher, Reporter& reporter,
+                       const KnownMetadata& known = {});
 
 /// The variant names `selection` picks among `available` (cpu, cu126,
 /// rocm6.2.4, ...): the listed ones, and those whose CUDA / ROCm version

@@ -1,6 +1,8 @@
 #include "mirror/sync.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 #include <system_error>
@@ -26,10 +28,12 @@ struct Selected {
   std::set<std::string> variants;
 };
 
-std::map<std::string, Selected> by_filename(const MirrorPlan& plan) {
+// By where each file is kept (its upstream path), with every variant listing it.
+std::map<std::string, Selected> by_storage_path(const MirrorPlan& plan, const std::string& index) {
   std::map<std::string, Selected> out;
   for (const auto& file : plan.files) {
-    auto [it, inserted] = out.try_emplace(file.link.filename, Selected{file.project, file.link, {}});
+    auto [it, inserted] =
+        out.try_emplace(storage_path(file.link.url, index), Selected{file.project, file.link, {}});
     it->second.variants.insert(file.variant);
   }
   return out;
@@ -71,16 +75,19 @@ class Sync {
       if (m_options.mode == MirrorMode::sync || fs::exists(m_options.dest))
         fetcher_options.cache_dir = m_layout.http_cache();
       net::Fetcher fetcher(fetcher_options);
-      const auto plan = plan_mirror(m_spec, fetcher, m_reporter);
+      const auto plan = plan_mirror(m_spec, fetcher, m_reporter, [this](const index::Link& link) {
+        return stored_metadata(link);
+      });
       m_report.variants = plan.variants;
       m_report.notes = plan.notes;
-      compare(by_filename(plan));
+      compare(by_storage_path(plan, m_spec.index));
       check_size_limit();
       if (m_options.mode == MirrorMode::sync) {
         download();
         if (m_options.prune) prune();
       }
       m_report.page_requests = fetcher.stats().requests;
+      m_report.pages_not_modified = fetcher.stats().not_modified;
     }
     if (m_options.mode != MirrorMode::dry_run) publish();
     std::ranges::sort(m_report.changes, [](const MirrorChange& a, const MirrorChange& b) {
@@ -90,6 +97,21 @@ class Sync {
   }
 
  private:
+  // The .metadata this mirror wrote for the same bytes (same name, and the
+  // same sha256 when upstream gives one).
+  std::optional<std::string> stored_metadata(const index::Link& link) const {
+    const auto path = storage_path(link.url, m_spec.index);
+    const auto stored = m_manifest.files.find(path);
+    if (stored == m_manifest.files.end() || !stored->second.metadata_sha256) return std::nullopt;
+    if (const auto upstream = link.sha256(); upstream && *upstream != stored->second.sha256)
+      return std::nullopt;
+    std::ifstream in(m_layout.metadata_file(path), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) return std::nullopt;
+    return text.str();
+  }
+
   void change(ChangeKind kind, const std::string& filename, const std::string& project,
               std::optional<std::uint64_t> size, std::string detail = {}) {
     m_report.changes.push_back({kind, filename, project, size, std::move(detail)});
@@ -107,7 +129,7 @@ class Sync {
                  "the mirror has sha256 " + stored->second.sha256 + ", upstream now gives " +
                      *upstream + "; the mirrored file stays, upstream's is put in " +
                      m_layout.conflict_file(filename, *upstream).string());
-          m_conflicts.push_back(std::move(file));
+          m_conflicts.emplace_back(filename, std::move(file));
           continue;
         }
         if (present_with_size(m_layout.file(filename), stored->second.size)) {
@@ -122,7 +144,7 @@ class Sync {
       }
       change(ChangeKind::add, filename, file.project, file.link.size);
       m_selected_names.insert(filename);
-      m_to_fetch.push_back(std::move(file));
+      m_to_fetch.emplace_back(filename, std::move(file));
     }
     for (const auto& [filename, entry] : m_manifest.files) {
       if (m_selected_names.contains(filename) || is_conflict(filename)) continue;
@@ -131,9 +153,8 @@ class Sync {
     }
   }
 
-  bool is_conflict(const std::string& filename) const {
-    return std::ranges::any_of(m_conflicts,
-                               [&](const Selected& s) { return s.link.filename == filename; });
+  bool is_conflict(const std::string& stored) const {
+    return std::ranges::any_of(m_conflicts, [&](const auto& c) { return c.first == stored; });
   }
 
   void check_size_limit() const {
@@ -149,28 +170,29 @@ class Sync {
 
   void download() {
     std::vector<net::DownloadRequest> requests;
-    for (const auto& file : m_to_fetch)
-      requests.push_back({file.link.url, m_layout.file(file.link.filename), file.link.sha256(),
-                          file.link.size, file.link.filename});
-    for (const auto& file : m_conflicts)
-      requests.push_back({file.link.url, m_layout.conflict_file(file.link.filename, *file.link.sha256()),
-                          file.link.sha256(), file.link.size, file.link.filename + " (upstream's new bytes)"});
+    for (const auto& [stored, file] : m_to_fetch)
+      requests.push_back({file.link.url, m_layout.file(stored), file.link.sha256(), file.link.size,
+                          file.link.filename});
+    for (const auto& [stored, file] : m_conflicts)
+      requests.push_back({file.link.url, m_layout.conflict_file(stored, *file.link.sha256()),
+                          file.link.sha256(), file.link.size,
+                          file.link.filename + " (upstream's new bytes)"});
     for (const auto& request : requests) create_parent(request.destination);
     auto batch = net::download_all(requests, m_options.download, m_reporter);
     m_report.received = batch.received;
     for (auto& failure : batch.failures) m_report.failures.push_back(std::move(failure));
     for (std::size_t i = 0; i < m_to_fetch.size(); ++i) {
       const auto& result = batch.results[i];
-      const auto& file = m_to_fetch[i];
+      const auto& [stored, file] = m_to_fetch[i];
       if (!result) {
-        m_selected_names.erase(file.link.filename);
+        m_selected_names.erase(stored);
         continue;
       }
       if (result->outcome == net::DownloadOutcome::downloaded ||
           result->outcome == net::DownloadOutcome::resumed)
         ++m_report.downloads;
       ManifestFile entry;
-      entry.filename = file.link.filename;
+      entry.filename = stored;
       entry.project = file.project;
       entry.url = file.link.url;
       entry.sha256 = result->sha256;
@@ -238,7 +260,7 @@ class Sync {
       const auto metadata_path = m_layout.metadata_file(filename);
       if (entry.metadata_sha256 && fs::exists(metadata_path)) continue;
       index::Link local;
-      local.filename = filename;
+      local.filename = base_name(filename);
       local.url = m_layout.file(filename).string();
       const auto text = resolve::fetch_wheel_metadata(m_local, local).text;
       write_if_changed(metadata_path, text);
@@ -260,8 +282,8 @@ class Sync {
   net::Fetcher m_local;  // reads stored wheels (plain paths) for their METADATA
   Manifest m_manifest;
   MirrorReport m_report;
-  std::vector<Selected> m_to_fetch;
-  std::vector<Selected> m_conflicts;
+  std::vector<std::pair<std::string, Selected>> m_to_fetch;  // by storage path
+  std::vector<std::pair<std::string, Selected>> m_conflicts;
   std::set<std::string> m_selected_names;
   std::set<std::string> m_managed;  // variants the mirror served before this run
 };

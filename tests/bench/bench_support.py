@@ -1,12 +1,14 @@
-"""Shared by the benchmark drivers (bench_fetch.py, bench_install.py): running
-a measured program so that wait4 reports its own peak RSS, and the facts
-about the machine that the figures depend on. Not a script of its own.
+"""Shared by the benchmark drivers (bench_fetch.py, bench_install.py,
+bench_mirror.py): running a measured program so that wait4 reports its own
+peak RSS, and the facts about the machine that the figures depend on, medians
+and verdicts. Not a script of its own.
 """
 
 import argparse
 import ctypes
 import os
 import signal
+import statistics
 import subprocess
 import time
 from dataclasses import dataclass
@@ -143,3 +145,12 @@ def machine_line():
     return (f"machine: {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), {model}, "
             f"sha_ni: {'yes' if ' sha_ni' in flags else 'no'}, {int(mem) / K_MIB:.1f} GiB RAM, "
             f"Linux {os.uname().release}")
+
+
+def median(runs, field="wall"):
+    """The median of one field ("wall", "cpu", "rss_kib") over Samples."""
+    return statistics.median(getattr(s, field) for s in runs)
+
+
+def verdict(ok):
+    return "PASS" if ok else "MISS"

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from urllib.parse import unquote
 
 from scenario_support import check, run_expecting, scenario_main
 
@@ -96,17 +97,24 @@ class Runner:
             shutil.copytree(os.path.join(args.sample, part), os.path.join(self.upstream, part))
         self.dest = os.path.join(self.work, "mirror")
         self.spec = self.write_spec("spec.yaml")
+        self.http_state = args.http_state
+        self.fault_state = args.fault_state
         os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 
     def close(self):
         shutil.rmtree(self.work, ignore_errors=True)
 
-    def write_spec(self, name, text=None):
+    def write_spec(self, name, text=None, index=None):
         path = os.path.join(self.work, name)
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text or SPEC.format(index="file://" + os.path.join(self.upstream, "whl"),
+            handle.write(text or SPEC.format(index=index or "file://" + os.path.join(self.upstream, "whl"),
                                              python=PYTHON))
         return path
+
+    def state_url(self, state, what):
+        check(state, f"this scenario needs the {what} fixture (--http-state / --fault-state)")
+        with open(os.path.join(state, "url"), encoding="utf-8") as handle:
+            return handle.read().strip()
 
     def mirror(self, *extra, expect=0, spec=None):
         result = run_expecting([self.wheelmod, "-q", "mirror", spec or self.spec, "--dest", self.dest,
@@ -118,13 +126,22 @@ class Runner:
             return json.load(handle)
 
 
+def key_of(manifest, name, directory=None):
+    """The manifest key (the stored path below DIR/files) of the file called `name`."""
+    keys = [k for k in manifest["files"] if os.path.basename(k) == name and
+            (directory is None or os.path.dirname(k) == directory)]
+    check(len(keys) == 1, f"{name} in {directory}: manifest keys {keys}")
+    return keys[0]
+
+
 def check_mirror(r):
     """Every manifest file is stored with its hash, listed on each of its variants' pages with
     #sha256= and data-core-metadata, and its .metadata is the wheel's METADATA."""
     manifest = r.manifest()
     check(manifest["files"], "the manifest lists nothing")
-    for filename, entry in manifest["files"].items():
-        stored = os.path.join(r.dest, "files", filename)
+    for key, entry in manifest["files"].items():
+        filename = os.path.basename(key)
+        stored = os.path.join(r.dest, "files", key)
         check(sha256_of(stored) == entry["sha256"], f"{filename}: stored bytes differ from the manifest")
         with zipfile.ZipFile(stored) as wheel:
             name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
@@ -134,14 +151,14 @@ def check_mirror(r):
         check(hashlib.sha256(metadata).hexdigest() == entry["metadata_sha256"], f"{filename}: metadata hash")
         for variant in entry["variants"]:
             page = os.path.join(r.dest, variant, entry["project"], "index.html")
-            links = {os.path.basename(a["href"].split("#")[0]).replace("%2B", "+"): a for a in anchors(page)}
+            links = {os.path.basename(unquote(a["href"].split("#")[0])): a for a in anchors(page)}
             check(filename in links, f"{filename} not on {page}")
             anchor = links[filename]
             check(anchor["href"].endswith("#sha256=" + entry["sha256"]), f"{filename}: href {anchor['href']}")
             check(anchor.get("data-core-metadata") == "sha256=" + entry["metadata_sha256"],
                   f"{filename}: data-core-metadata {anchor.get('data-core-metadata')}")
             target = os.path.normpath(os.path.join(os.path.dirname(page),
-                                                   anchor["href"].split("#")[0].replace("%2B", "+")))
+                                                   unquote(anchor["href"].split("#")[0])))
             check(target == os.path.normpath(stored), f"{filename}: the href leads to {target}")
     return manifest
 
@@ -152,7 +169,7 @@ def full(r):
     report, _ = r.mirror()
     check(report["downloads"] == len(r.manifest()["files"]), f"downloads {report['downloads']}")
     manifest = check_mirror(r)
-    names = sorted(manifest["files"])
+    names = sorted(os.path.basename(k) for k in manifest["files"])
     print(len(names), "files mirrored;", report["pages_written"], "pages written")
     check(any(n.startswith("torch-2.6.0+cu126-cp312-cp312-linux_aarch64") for n in names), "aarch64 torch")
     check(any(n.startswith("torch-2.6.0+cpu") for n in names), "the cpu variant's torch")
@@ -161,7 +178,12 @@ def full(r):
     check(any(n.startswith("nvidia_cusparselt_cu12") for n in names), "nvidia-cusparselt-cu12 not mirrored")
     check(not any("2.5.1" in n for n in names if n.startswith("torch-")), "torch 2.5.1 is outside the spec")
     check(not any("cp313" in n for n in names), "cp313 files are outside the spec")
-    aarch = manifest["files"]["torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl"]
+    aarch = manifest["files"][key_of(manifest, "torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl")]
+    # download.pytorch.org serves different aarch64 torchvision wheels under one name in cpu
+    # and cu126: both are kept, each listed by its own variant.
+    same_name = [k for k in manifest["files"] if k.endswith("/torchvision-0.21.0-cp312-cp312-linux_aarch64.whl")]
+    check(sorted(same_name) == ["whl/cpu/torchvision-0.21.0-cp312-cp312-linux_aarch64.whl",
+                                "whl/cu126/torchvision-0.21.0-cp312-cp312-linux_aarch64.whl"], f"{same_name}")
     check(aarch["sha256_from_index"] is False, "the upstream gave no hash for it: it must say computed")
     check(any("filelock" in note for note in report["notes"]), f"missing dependencies not noted: {report['notes']}")
     ours = run_expecting([r.wheelmod, "resolve", "torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator",
@@ -221,13 +243,14 @@ def upstream_change(r):
     stale = [f["file"] for f in report["files"] if f["action"] == "stale"]
     print("added:", added, "stale:", stale)
     check(added and all("cp313" in name for name in added), f"added {added}")
-    check(stale == [gone], f"stale {stale}")
+    gone_key = key_of(r.manifest(), gone)
+    check([os.path.basename(f) for f in stale] == [gone], f"stale {stale}")
     check(report["downloads"] == len(added), f"{report['downloads']} downloads for {len(added)} new files")
-    check(os.path.exists(os.path.join(r.dest, "files", gone)), "a stale file was removed without --prune")
+    check(os.path.exists(os.path.join(r.dest, "files", gone_key)), "a stale file was removed without --prune")
     report, _ = r.mirror("--prune", spec=spec)
-    check([f["file"] for f in report["files"] if f["action"] == "remove"] == [gone], "prune")
-    check(not os.path.exists(os.path.join(r.dest, "files", gone)), "--prune left the file")
-    check(gone not in r.manifest()["files"], "--prune left the manifest entry")
+    check([f["file"] for f in report["files"] if f["action"] == "remove"] == [gone_key], "prune")
+    check(not os.path.exists(os.path.join(r.dest, "files", gone_key)), "--prune left the file")
+    check(gone_key not in r.manifest()["files"], "--prune left the manifest entry")
     check_mirror(r)
     page = os.path.join(r.dest, "cu126", "torchvision", "index.html")
     check(not any(gone.replace("+", "%2B") in a["href"] for a in anchors(page)), "pruned file still listed")
@@ -247,24 +270,24 @@ def hash_change(r):
             page = os.path.join(directory, "index.html")
             with open(page, encoding="utf-8") as handle:
                 text = handle.read()
-            text = text.replace(r.manifest()["files"][name]["sha256"], new_sha)
+            text = text.replace(r.manifest()["files"]["whl/" + name]["sha256"], new_sha)
             with open(page, "w", encoding="utf-8") as handle:
                 handle.write(text)
-    old_sha = r.manifest()["files"][name]["sha256"]
+    old_sha = r.manifest()["files"]["whl/" + name]["sha256"]
     report, result = r.mirror(expect=5)
     check("changed their sha256" in result.stderr, result.stderr)
     conflicts = [f for f in report["files"] if f["action"] == "conflict"]
-    check([c["file"] for c in conflicts] == [name], f"conflicts {conflicts}")
-    check(sha256_of(os.path.join(r.dest, "files", name)) == old_sha, "the mirrored file was replaced")
+    check([c["file"] for c in conflicts] == ["whl/" + name], f"conflicts {conflicts}")
+    check(sha256_of(os.path.join(r.dest, "files", "whl", name)) == old_sha, "the mirrored file was replaced")
     aside = os.path.join(r.dest, ".wheelmod", "conflicts", new_sha, name)
     check(os.path.exists(aside) and sha256_of(aside) == new_sha, f"new bytes not kept at {aside}")
-    check(r.manifest()["files"][name]["sha256"] == old_sha, "the manifest took the new hash")
+    check(r.manifest()["files"]["whl/" + name]["sha256"] == old_sha, "the manifest took the new hash")
 
 
 def verify(r):
     """A corrupted stored file: --verify names it (exit 5); --verify --repair fetches it again."""
     r.mirror()
-    name = "sympy-1.13.1-py3-none-any.whl"
+    name = key_of(r.manifest(), "sympy-1.13.1-py3-none-any.whl")
     stored = os.path.join(r.dest, "files", name)
     with open(stored, "r+b") as handle:
         handle.seek(100)
@@ -343,7 +366,9 @@ def pip_nginx(r):
                        "3.12", "--disable-pip-version-check", "torch==2.6.0"], timeout=120)
         (downloaded,) = os.listdir(out)
         check(downloaded == "torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl", downloaded)
-        check(sha256_of(os.path.join(out, downloaded)) == r.manifest()["files"][downloaded]["sha256"], "hash")
+        manifest = r.manifest()
+        check(sha256_of(os.path.join(out, downloaded)) ==
+              manifest["files"][key_of(manifest, downloaded, "whl/cu126")]["sha256"], "hash")
         target = os.path.join(r.work, "pip-install")
         result = run_expecting([sys.executable, "-m", "pip", "install", "--no-deps", "--no-compile",
                                 "--index-url", url, "--target", target, "--disable-pip-version-check",
@@ -358,15 +383,48 @@ def pip_nginx(r):
         server.wait(timeout=15)
 
 
+def http(r):
+    """The sample served by nginx: mirrored over HTTP; the re-run sends conditional requests for
+    the pages and downloads no wheel."""
+    spec = r.write_spec("http.yaml", index=r.state_url(r.http_state, "nginx"))
+    first, _ = r.mirror(spec=spec)
+    check(first["downloads"] > 10, f"{first['downloads']} downloads")
+    check_mirror(r)
+    log = os.path.join(r.http_state, "access.log")
+    seen = os.path.getsize(log)
+    second, _ = r.mirror(spec=spec)
+    with open(log, encoding="utf-8", errors="replace") as handle:
+        handle.seek(seen)
+        requests = [line for line in handle if "/whl/" in line]
+    print("first:", first["index_requests"], "index requests; re-run:", second["index_requests"],
+          "of which", second["index_not_modified"], "answered 304")
+    fetched = [line for line in requests if ".whl" in line.split('"')[1]]
+    check(not fetched, "the re-run fetched wheels or their metadata:\n" + "".join(fetched[:5]))
+    check(second["index_not_modified"] > 0, "no page was revalidated with a conditional request")
+    check(second["downloads"] == 0 and second["received_bytes"] == 0, f"re-run fetched: {second}")
+    check(second["pages_written"] == 0, f"re-run wrote {second['pages_written']} pages")
+
+
+def http_faults(r):
+    """Through the fault server: the first three answers break off halfway (pages or wheels,
+    whichever come first); the mirror retries, resumes and ends whole."""
+    base = r.state_url(r.fault_state, "fault server")
+    token = f"mirror{os.getpid()}"
+    spec = r.write_spec("faults.yaml", index=f"{base}/once/drop/3/{token}/whl")
+    report, _ = r.mirror("--retries", "8", spec=spec)
+    check(report["downloads"] > 10, f"{report['downloads']} downloads")
+    check_mirror(r)
+    r.mirror("--verify")
+
+
 def eb_sourcepath(r):
     """--eb-sourcepath lays the wheels out where EasyBuild looks for extension sources."""
     sourcepath = os.path.join(r.work, "sources")
     r.mirror("--eb-sourcepath", sourcepath)
-    for name in r.manifest()["files"]:
+    for key in r.manifest()["files"]:
         for easyconfig in ("PyTorch", "PyTorch-bundle"):
-            path = os.path.join(sourcepath, "p", easyconfig, "extensions", name)
+            path = os.path.join(sourcepath, "p", easyconfig, "extensions", os.path.basename(key))
             check(os.path.exists(path), f"{path} missing")
-            check(os.path.samefile(path, os.path.join(r.dest, "files", name)), f"{path} is another file")
 
 
 def bad_spec(r):
@@ -379,11 +437,11 @@ def bad_spec(r):
 
 
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
-                                          killed, pip_nginx, eb_sourcepath, bad_spec)}
+                                          killed, pip_nginx, http, http_faults, eb_sourcepath, bad_spec)}
 
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--fault-state",))
 
 
 if __name__ == "__main__":
