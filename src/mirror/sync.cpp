@@ -81,7 +81,7 @@ class Sync {
       m_report.variants = plan.variants;
       m_report.notes = plan.notes;
       compare(by_storage_path(plan, m_spec.index));
-      check_size_limit();
+      check_size_limit(fetcher);
       if (m_options.mode == MirrorMode::sync) {
         download();
         if (m_options.prune) prune();
@@ -157,7 +157,15 @@ class Sync {
     return std::ranges::any_of(m_conflicts, [&](const auto& c) { return c.first == stored; });
   }
 
-  void check_size_limit() const {
+  void check_size_limit(net::Fetcher& fetcher) {
+    if (!m_spec.size_limit && m_options.mode != MirrorMode::dry_run) return;
+    // HTML pages give no sizes (PEP 700 is JSON only): a one-byte range
+    // request answers the total (Content-Range), for new files only, when
+    // a limit or a plan needs them.
+    for (auto& change : m_report.changes)
+      if (change.kind == ChangeKind::add && !change.size)
+        for (const auto& [stored, file] : m_to_fetch)
+          if (stored == change.filename) change.size = fetcher.get_range(file.link.url, 0, 1).total_size;
     if (!m_spec.size_limit) return;
     const auto total = m_report.bytes(ChangeKind::add) + m_report.bytes(ChangeKind::keep);
     if (total > *m_spec.size_limit)

@@ -28,7 +28,7 @@ pages and manifest, and pip's downloads, against the upstream's sha256.
 
   bench_mirror.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench
   bench_mirror.py --wheelmod ... --runs 5 --projects 40 --scale 2
-  bench_mirror.py --wheelmod ... --smoke   # CTest: 20 small files, one round, all checks
+  bench_mirror.py --wheelmod ... --smoke   # CTest: 16 small files, one round, all checks
 
 Needs nginx and pip for /usr/bin/python3.
 """
@@ -60,7 +60,7 @@ from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_li
 K_VARIANT = "cu126"
 K_MIN_SIZE, K_MAX_SIZE = 50_000, 2_000_000  # bytes of each wheel's data file at scale 1
 K_RESYNC_TARGET_S = 1.0
-K_SMOKE = {"projects": 4, "versions": 5, "scale": 0.05, "runs": 1}
+K_SMOKE = {"projects": 4, "versions": 4, "scale": 0.05, "runs": 1}
 SIDES = ("first sync", "re-sync", "pip loop", "pip once")
 
 NGINX_CONF = """\
@@ -371,7 +371,9 @@ class Runner:
         else:
             seen = self.timed(side, self.pip_command(out) + pins)
         got = {p.name for p in out.iterdir()}
-        if got != {f.filename for f in files} or seen.wheels != len(files):
+        # pip 23.0 fetches a wheel twice when the page offers its PEP 658
+        # metadata (pypa/pip#11847, fixed in 23.2): at least once, then.
+        if got != {f.filename for f in files} or seen.wheels < len(files):
             raise BenchError(f"pip downloaded {sorted(got)[:5]}... ({len(got)} files, {seen.wheels} "
                              f"wheel GETs), expected the {len(files)} files of {pins[:3]}...")
         if check:
@@ -497,7 +499,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=4, help="wheelmod mirror --jobs (default 4)")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
     parser.add_argument("--smoke", action="store_true",
-                        help="4 projects x 5 versions of 2.5-100 KB, one round, every check")
+                        help="4 projects x 4 versions of 2.5-100 KB, one round, every check")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # in order with the errors on stderr
     if args.smoke:

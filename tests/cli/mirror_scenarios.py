@@ -427,6 +427,24 @@ def eb_sourcepath(r):
             check(os.path.exists(path), f"{path} missing")
 
 
+def size_limit(r):
+    """A selection bigger than size_limit stops before any download (exit 2); the sizes come
+    from range requests, since HTML pages give none."""
+    dry, _ = r.mirror("--dry-run")
+    total = dry["totals"]["add"]["bytes"]
+    spec = r.write_spec("limited.yaml", SPEC.format(index="file://" + os.path.join(r.upstream, "whl"),
+                                                    python=PYTHON) + "size_limit: 100 kB\n")
+    _, result = r.mirror(spec=spec, expect=2)
+    check("over size_limit" in result.stderr, result.stderr)
+    check(not os.path.exists(os.path.join(r.dest, "files")), "files were downloaded over the limit")
+    big = r.write_spec("big.yaml", SPEC.format(index="file://" + os.path.join(r.upstream, "whl"),
+                                               python=PYTHON) + "size_limit: 1 GiB\n")
+    r.mirror(spec=big)
+    stored = sum(f["size"] for f in r.manifest()["files"].values())
+    print("plan:", total, "bytes; stored:", stored)
+    check(total == stored, "the dry run's total is not what was stored")
+
+
 def bad_spec(r):
     """A spec with an unknown key: exit 2 with file:line:column, nothing created."""
     spec = r.write_spec("bad.yaml", "index: /x\nvariants: [cpu]\npackages: {torch: '*'}\npython: ['3.12']\n"
@@ -437,7 +455,8 @@ def bad_spec(r):
 
 
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
-                                          killed, pip_nginx, http, http_faults, eb_sourcepath, bad_spec)}
+                                          killed, pip_nginx, http, http_faults, eb_sourcepath, size_limit,
+                                          bad_spec)}
 
 
 def main():
