@@ -98,6 +98,25 @@ status=0
 "$wheelmod" tags --python 3.12 --arch sparc64 --glibc 2.28 || status=$?
 echo "exit code: $status"
 
+# An offline mirror of a slice of the index: torch 2.6.0 and torchvision for
+# cu126, Python 3.12, both arches, with what they require; then the same run
+# again, which downloads nothing.
+cat >"$wheels/mirror.yaml" <<EOF
+index: file://$PWD/$index
+variants: [cu126]
+packages: {torch: "==2.6.0", torchvision: ">=0.21"}
+python: ["3.12"]
+arches: [x86_64, aarch64]
+glibc: "2.28"
+EOF
+show wheelmod mirror mirror.yaml --dest mirror/
+"$wheelmod" -q mirror "$wheels/mirror.yaml" --dest "$wheels/mirror" | grep -v '^note:' | sed "s|$wheels/||g"
+show wheelmod mirror mirror.yaml --dest mirror/ '# again'
+"$wheelmod" -q mirror "$wheels/mirror.yaml" --dest "$wheels/mirror" | grep -v '^note:'
+show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --index file:///.../mirror '|' grep file:
+"$wheelmod" resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --arch x86_64 \
+  --glibc 2.28 --index "file://$wheels/mirror" --cache-dir "$cache" | grep 'file:' | head -3
+
 # Last, Stage 1's outputs for the prefix installed above. Its module file,
 # as EasyBuild would write it, in the module tree beside software/; then
 # loaded with Lmod. The site's modules it depends on (foss, Python, CUDA,

@@ -61,6 +61,7 @@ nlohmann::json to_json(const mirror::MirrorReport& report, mirror::MirrorMode mo
           {"totals", totals},
           {"notes", report.notes},
           {"downloads", report.downloads},
+          {"downloaded_bytes", report.downloaded_bytes},
           {"received_bytes", report.received},
           {"pages_written", report.pages_written},
           {"index_requests", report.page_requests},
@@ -89,7 +90,7 @@ void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, st
   }
   out << "\n";
   if (mode != mirror::MirrorMode::dry_run)
-    out << "downloaded " << report.downloads << " files (" << format_bytes(report.received)
+    out << "downloaded " << report.downloads << " files (" << format_bytes(report.downloaded_bytes)
         << "), " << report.pages_written << " index pages written\n";
 }
 

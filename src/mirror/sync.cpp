@@ -197,8 +197,12 @@ class Sync {
         continue;
       }
       if (result->outcome == net::DownloadOutcome::downloaded ||
-          result->outcome == net::DownloadOutcome::resumed)
+          result->outcome == net::DownloadOutcome::resumed) {
         ++m_report.downloads;
+        m_report.downloaded_bytes += result->size;
+      }
+      for (auto& change : m_report.changes)  // the size is known now
+        if (change.kind == ChangeKind::add && change.filename == stored) change.size = result->size;
       ManifestFile entry;
       entry.filename = stored;
       entry.project = file.project;
