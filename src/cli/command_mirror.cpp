@@ -65,7 +65,8 @@ nlohmann::json to_json(const mirror::MirrorReport& report, mirror::MirrorMode mo
           {"received_bytes", report.received},
           {"pages_written", report.pages_written},
           {"index_requests", report.page_requests},
-          {"index_not_modified", report.pages_not_modified}};
+          {"index_not_modified", report.pages_not_modified},
+          {"metadata_fetched", report.metadata_fetched}};
 }
 
 void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, std::ostream& out) {

@@ -136,7 +136,10 @@ class Planner {
     auto [it, inserted] = m_metadata.try_emplace(link.url);
     if (inserted) {
       auto text = m_known ? m_known(link) : std::nullopt;
-      if (!text) text = resolve::fetch_wheel_metadata(m_fetcher, link).text;
+      if (!text) {
+        text = resolve::fetch_wheel_metadata(m_fetcher, link).text;
+        ++m_plan.metadata_fetched;
+      }
       auto parsed = pep::CoreMetadata::parse(*text);
       if (!parsed)
         throw IntegrityError(link.filename, "its METADATA is not valid: " + parsed.error().message);

@@ -28,6 +28,7 @@ struct MirrorPlan {
   std::vector<std::string> variants;  // the selected variants the index has
   std::vector<PlannedFile> files;     // sorted by variant, project, filename; each listing once
   std::vector<std::string> notes;     // variants or requirements the index lacks
+  std::size_t metadata_fetched = 0;   // core metadata read from the index (not the mirror)
 };
 
 /// The METADATA of a wheel the mirror already holds with the same bytes

@@ -80,6 +80,7 @@ class Sync {
       });
       m_report.variants = plan.variants;
       m_report.notes = plan.notes;
+      m_report.metadata_fetched = plan.metadata_fetched;
       compare(by_storage_path(plan, m_spec.index));
       check_size_limit(fetcher);
       if (m_options.mode == MirrorMode::sync) {

@@ -64,6 +64,7 @@ struct MirrorReport {
   std::size_t pages_written = 0;      // index pages rewritten (0 for an unchanged mirror)
   std::uint64_t page_requests = 0;    // requests for pages and metadata sent upstream
   std::uint64_t pages_not_modified = 0;  // of those, pages the cache had (304)
+  std::size_t metadata_fetched = 0;      // core metadata files read upstream
   std::vector<Error> failures;        // downloads that failed (nothing of theirs was listed)
   [[nodiscard]] std::uint64_t bytes(ChangeKind kind) const;
   [[nodiscard]] std::size_t count(ChangeKind kind) const;

@@ -1,36 +1,28 @@
 #!/usr/bin/env python3
 """Mirror benchmark: `wheelmod mirror` against a `pip download` loop, in one run.
 
-Generates a PEP 503 upstream shaped like download.pytorch.org's: one
-variant directory, cu126, with 20 projects x 10 versions = 200 small real
-wheels (benchpkgNN-1.0.V-py3-none-any.whl: METADATA, WHEEL, RECORD and a
-data file of 50 KB-2 MB of incompressible bytes; ~100 MB in all), project
-pages with `#sha256=` hrefs and `data-core-metadata` / `data-dist-info-metadata`
-attributes, and the PEP 658 `.metadata` file beside each wheel. nginx serves
-it on a free port of 127.0.0.1 and logs every request. Then, in alternating
-rounds (A B C D, A B C D, ...):
+Generates a PEP 503 upstream shaped like download.pytorch.org's: variant
+cu126 with 20 projects x 10 versions = 200 real wheels
+(benchpkgNN-1.0.V-py3-none-any.whl, a data file of 50 KB-2 MB of random
+bytes each, ~100 MB in all), pages with `#sha256=` hrefs and PEP 658/714
+metadata attributes, and each wheel's `.metadata`. nginx serves it on
+127.0.0.1 and logs every request. Then, in alternating rounds:
 
-  A  wheelmod -q mirror SPEC --dest D --jobs 4 --format json    D empty: the first sync
-  B  the same again on the full D: the unchanged re-sync; it must report no
-     download and no byte received, and nginx must have served no wheel
-  C  one `python3 -m pip download --no-deps --index-url URL/cu126/ -d OUT NAME==V`
-     per file, 200 processes in a /bin/sh loop: a script's way without a mirror tool
-  D  one `pip download --no-deps` of each project's newest version (20 pins,
-     one process): a lower bound of what pip pays per process
+  A  wheelmod -q mirror SPEC --dest D --jobs 4 --format json    into an empty D
+  B  the same on the full D (unchanged re-sync): must download nothing, and
+     nginx must serve no wheel
+  C  python3 -m pip download --no-deps --index-url URL/cu126/ -d OUT NAME==V,
+     once per file in a /bin/sh loop: a script's way without a mirror tool
+  D  one pip download of each project's newest version (20 pins, one process)
 
-SPEC: the upstream's root as index, variants [cu126], every project "*",
-python ["3.11"], arches [x86_64], dependencies false. Prints medians side by
-side (wall, CPU, peak RSS from os.wait4, HTTP requests and wheel bytes from
-nginx's log), the pip loop / first sync ratio and the re-sync target
-(< 1 s and 0 wheel bytes: PASS/MISS; the exit status is 0 either way).
-The first round checks every byte: the mirror's files, .metadata files,
-pages and manifest, and pip's downloads, against the upstream's sha256.
+Prints medians side by side (wall, CPU, peak RSS from os.wait4, requests
+and wheel bytes from nginx's log), pip loop / first sync, and the re-sync
+target (< 1 s and 0 wheel bytes: PASS/MISS; exit status 0 either way). The
+first round checks every byte both tools wrote against the upstream.
 
   bench_mirror.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench
   bench_mirror.py --wheelmod ... --runs 5 --projects 40 --scale 2
   bench_mirror.py --wheelmod ... --smoke   # CTest: 16 small files, one round, all checks
-
-Needs nginx and pip for /usr/bin/python3.
 """
 
 import argparse
@@ -74,20 +66,12 @@ events {{ worker_connections 256; }}
 http {{
   log_format bench '$request_method $uri $status $body_bytes_sent';
   access_log {state}/access.log bench;
-  client_body_temp_path {state}/client;
-  proxy_temp_path {state}/proxy;
-  fastcgi_temp_path {state}/fastcgi;
-  uwsgi_temp_path {state}/uwsgi;
-  scgi_temp_path {state}/scgi;
+  client_body_temp_path {state}/tmp; proxy_temp_path {state}/tmp; fastcgi_temp_path {state}/tmp;
+  uwsgi_temp_path {state}/tmp; scgi_temp_path {state}/tmp;
   types {{ text/html html; }}
   default_type application/octet-stream;
   sendfile on;
-  tcp_nopush on;
-  server {{
-    listen 127.0.0.1:{port};
-    root {root};
-    index index.html;
-  }}
+  server {{ listen 127.0.0.1:{port}; root {root}; index index.html; }}
 }}
 """
 WHEEL_FILE = "Wheel-Version: 1.0\nGenerator: bench_mirror.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
