@@ -46,5 +46,6 @@ CommandRunner add_check_command(CLI::App& app);
 CommandRunner add_module_command(CLI::App& app);
 CommandRunner add_easyconfig_command(CLI::App& app);
 CommandRunner add_mirror_command(CLI::App& app);
+CommandRunner add_swapcheck_command(CLI::App& app);
 
 }  // namespace wheelmod::cli

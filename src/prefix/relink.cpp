@@ -31,10 +31,6 @@ fs::path find_site_packages(const fs::path& prefix) {
                    "a prefix holds one Python version's packages");
 }
 
-namespace {
-
-// Every regular ELF file below `prefix`, in path order; symlinks are not
-// followed (the file they name is visited under its own name).
 std::vector<fs::path> elf_files(const fs::path& prefix) {
   std::vector<fs::path> files;
   std::error_code error;
@@ -47,8 +43,6 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
   std::ranges::sort(files);
   return files;
 }
-
-}  // namespace
 
 RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
                            Reporter& /*reporter*/) {

@@ -20,6 +20,11 @@ namespace wheelmod::prefix {
 /// (exit 2) when there is none or more than one.
 std::filesystem::path find_site_packages(const std::filesystem::path& prefix);
 
+/// Every regular ELF file below `prefix`, in path order; symlinks are not
+/// followed (the file they name is visited under its own name). Throws
+/// IoError when the directory cannot be walked.
+std::vector<std::filesystem::path> elf_files(const std::filesystem::path& prefix);
+
 struct RelinkOptions {
   const easybuild::Generation* generation = nullptr;  // required: the tables to map with
   std::vector<std::string> modules;  // preferred providers: the modules the resolution chose

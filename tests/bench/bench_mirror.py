@@ -74,7 +74,8 @@ http {{
   server {{ listen 127.0.0.1:{port}; root {root}; index index.html; }}
 }}
 """
-WHEEL_FILE = "Wheel-Version: 1.0\nGenerator: bench_mirror.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+WHEEL_FILE = ("Wheel-Version: 1.0\nGenerator: bench_mirror.py\nRoot-Is-Purelib: true\n"
+              "Tag: py3-none-any\n")
 
 
 @dataclass
@@ -89,10 +90,6 @@ class UpstreamFile:
     @property
     def filename(self):
         return self.path.name
-
-    @property
-    def pin(self):
-        return f"{self.project}=={self.version}"
 
 
 def sha256_of(path):
@@ -255,23 +252,18 @@ class Anchors(html.parser.HTMLParser):
         return parser.links
 
 
-def fresh(directory):
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True)
-
-
 class Runner:
     def __init__(self, args, work, nginx, upstream, spec):
-        self.args, self.work, self.nginx, self.upstream, self.spec = args, work, nginx, upstream, spec
+        self.args, self.work, self.nginx = args, work, nginx
+        self.upstream, self.spec = upstream, spec
         self.dest = work / "mirror"
         self.scratch = work / "scratch"
         self.scratch.mkdir(exist_ok=True)
         self.log = AccessLog(nginx.state / "access.log")
         self.samples = {side: [] for side in SIDES}
         self.requests = {side: [] for side in SIDES}
-        self.newest = {}  # project -> its newest file
-        for file in upstream:
-            self.newest[file.project] = file  # listed oldest to newest
+        self.newest = {f.project: f for f in upstream}  # listed oldest to newest: the last stays
+        self.resync_report = {}
 
     def timed(self, side, command):
         mark = self.log.size()
@@ -290,9 +282,10 @@ class Runner:
         count, size = len(self.upstream), sum(f.size for f in self.upstream)
         facts = (report["downloads"], report["received_bytes"], report["totals"]["add"]["files"],
                  seen.wheels, seen.wheel_bytes)
-        if facts != (count, size, count, count, size):
+        expected = (count, size, count, count, size)
+        if facts != expected:
             raise BenchError(f"first sync: (downloads, received_bytes, files added, wheel GETs, "
-                             f"wheel bytes served) = {facts}, expected {(count, size, count, count, size)}")
+                             f"wheel bytes served) = {facts}, expected {expected}")
         if check:
             self.check_mirror()
 
@@ -303,7 +296,9 @@ class Runner:
         expected = (0, 0, 0, len(self.upstream), 0, 0)
         if facts != expected:
             raise BenchError(f"unchanged re-sync: (downloads, received_bytes, files added, kept, "
-                             f"pages_written, wheel GETs seen by nginx) = {facts}, expected {expected}")
+                             f"pages_written, wheel GETs seen by nginx) = {facts}, "
+                             f"expected {expected}")
+        self.resync_report = report  # what it says it did, for the figures
 
     def check_mirror(self):
         """Read as pip reads it: each project page lists exactly its upstream
@@ -323,9 +318,10 @@ class Runner:
                 target, _, fragment = href.partition("#")
                 f = by_name[unquote(target.rsplit("/", 1)[-1])]
                 local = (page.parent / unquote(target)).resolve()
-                if fragment != f"sha256={f.sha256}" or sha256_of(local) != f.sha256:
-                    raise BenchError(f"{page}: {f.filename} has href {href}, leading to {local}; "
-                                     f"the upstream's sha256 is {f.sha256}")
+                got = sha256_of(local) if local.is_file() else "(no file)"
+                if fragment != f"sha256={f.sha256}" or got != f.sha256:
+                    raise BenchError(f"{page}: {f.filename} has href {href}, leading to {local} "
+                                     f"of sha256 {got}; the upstream's is {f.sha256}")
                 if attrs.get("data-core-metadata") != f"sha256={f.metadata_sha256}" or \
                         sha256_of(f"{local}.metadata") != f.metadata_sha256:
                     raise BenchError(f"{page}: {f.filename}: its .metadata or data-core-metadata "
@@ -347,10 +343,11 @@ class Runner:
 
     def pip(self, side, files, check):
         out = self.work / "pip-out"
-        fresh(out)
-        pins = [f.pin for f in files]
+        out.mkdir()
+        pins = [f"{f.project}=={f.version}" for f in files]
         if side == "pip loop":  # one process per file, as a shell script would
-            script = f'for pin in "$@"; do {shlex.join(map(str, self.pip_command(out)))} "$pin" || exit 1; done'
+            pip = shlex.join(map(str, self.pip_command(out)))
+            script = f'for pin in "$@"; do {pip} "$pin" || exit 1; done'
             seen = self.timed(side, ["/bin/sh", "-c", script, "sh", *pins])
         else:
             seen = self.timed(side, self.pip_command(out) + pins)
@@ -358,29 +355,31 @@ class Runner:
         # pip 23.0 fetches a wheel twice when the page offers its PEP 658
         # metadata (pypa/pip#11847, fixed in 23.2): at least once, then.
         if got != {f.filename for f in files} or seen.wheels < len(files):
-            raise BenchError(f"pip downloaded {sorted(got)[:5]}... ({len(got)} files, {seen.wheels} "
-                             f"wheel GETs), expected the {len(files)} files of {pins[:3]}...")
+            raise BenchError(f"pip downloaded {sorted(got)[:5]}... ({len(got)} files, "
+                             f"{seen.wheels} wheel GETs), expected the {len(files)} files of "
+                             f"{pins[:3]}...")
         if check:
             for f in files:
                 if sha256_of(out / f.filename) != f.sha256:
                     raise BenchError(f"pip's {f.filename} differs from the upstream's bytes")
         shutil.rmtree(out)
 
-    def round(self, check):
+    def round(self, check, loop=True):
         self.first_sync(check)
         self.resync()
-        self.pip("pip loop", self.upstream, check)
+        if loop:
+            self.pip("pip loop", self.upstream, check)
         self.pip("pip once", list(self.newest.values()), check)
 
     def rounds(self):
         if not self.args.smoke:  # warm up: nginx's workers, the page cache, pip's imports
-            self.round(False)
+            self.round(False, loop=False)
             self.samples = {side: [] for side in SIDES}
             self.requests = {side: [] for side in SIDES}
         for index in range(self.args.runs):
             self.round(index == 0)
             print(f"  round {index + 1}/{self.args.runs}: " + ", ".join(
-                f"{side} {runs[-1].wall:.3f} s" for side, runs in self.samples.items()), flush=True)
+                f"{side} {runs[-1].wall:.3f} s" for side, runs in self.samples.items()))
 
 
 def report(args, runner):
@@ -395,7 +394,7 @@ def report(args, runner):
              f"< {K_RESYNC_TARGET_S:g} s and 0 wheel bytes: {verdict(ok)}"),
             (f"pip download, one process per file ({count})", "pip loop", f"{ratio:.1f}x", ""),
             (f"pip download, {len(runner.newest)} pins in one process", "pip once", "", "")]
-    title = f"mirror {count} files, {size / K_MIB:.0f} MiB"
+    title = f"mirror {count} files, {size / K_MIB:.{0 if size > 10 * K_MIB else 1}f} MiB"
     print(f"\n{title:50} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8} {'requests':>8} "
           f"{'wheel MiB':>9} {'ratio':>6}   target")
     for label, side, ratio_text, target in rows:
@@ -408,10 +407,11 @@ def report(args, runner):
           "is faster)")
     paired = sorted(p.wall / w.wall for p, w in zip(loop, first))
     print(f"  pip loop / wheelmod first sync per round: {paired[0]:.1f} to {paired[-1]:.1f}")
-    walls = sorted(s.wall for s in resync)
-    print(f"  re-sync per round: {walls[0]:.3f} to {walls[-1]:.3f} s; "
+    walls, said = sorted(s.wall for s in resync), runner.resync_report
+    print(f"  re-sync per round: {walls[0]:.3f} to {walls[-1]:.3f} s; nginx: "
           f"{requests['re-sync'][-1].total} requests, {requests['re-sync'][-1].not_modified} "
-          f"answered 304; wheel bytes served: {served}")
+          f"answered 304, {served} wheel bytes; wheelmod: {said.get('index_requests')} index "
+          f"requests ({said.get('index_not_modified', '?')} not modified), no page written")
     print(f"  per file: wheelmod first sync {median(first) / count * 1000:.1f} ms, pip loop "
           f"{median(loop) / count * 1000:.1f} ms, pip in one process "
           f"{median(once) / len(runner.newest) * 1000:.1f} ms")
@@ -432,9 +432,11 @@ def preflight(args, work_parent):
     free = shutil.disk_usage(work_parent).free
     if free < need:
         raise BenchError(f"{work_parent}: {free / K_MIB:.0f} MiB free, the benchmark needs "
-                         f"{need / K_MIB:.0f} MiB\nhint: pass a smaller --scale or another --work-dir")
+                         f"{need / K_MIB:.0f} MiB\nhint: pass a smaller --scale or another "
+                         "--work-dir")
     if not Path(args.nginx).is_file():
-        raise BenchError(f"{args.nginx}: not found\nhint: apt-get install nginx, or pass --nginx PATH")
+        raise BenchError(f"{args.nginx}: not found\nhint: apt-get install nginx, or pass "
+                         "--nginx PATH")
     try:
         helped = subprocess.run([args.wheelmod, "mirror", "--help"], capture_output=True, text=True,
                                 timeout=30)
@@ -451,17 +453,17 @@ def run(args, work):
     upstream = generate_upstream(work / "upstream", args.projects, args.versions, args.scale,
                                  args.seed)
     size = sum(f.size for f in upstream)
+    sizes = sorted(f.size for f in upstream)
     print(f"upstream: {len(upstream)} wheels in {K_VARIANT}/ ({args.projects} projects x "
-          f"{args.versions} versions), {size / K_MIB:.1f} MiB, {min(f.size for f in upstream) / 1e3:.0f} "
-          f"KB to {max(f.size for f in upstream) / 1e6:.2f} MB; generated in "
-          f"{time.monotonic() - started:.1f} s", flush=True)
+          f"{args.versions} versions), {size / K_MIB:.1f} MiB, {sizes[0] / 1e3:.0f} KB to "
+          f"{sizes[-1] / 1e6:.2f} MB; generated in {time.monotonic() - started:.1f} s")
     os.sync()
     with Nginx(args.nginx, work / "upstream", work / "nginx", f"{K_VARIANT}/") as nginx:
         machine_facts(args, work.parent, nginx)
         spec = work / "spec.yaml"
         write_spec(spec, nginx.port, sorted({f.project for f in upstream}))
-        print(f"rounds: {args.runs}, each: wheelmod first sync, wheelmod re-sync, pip loop, pip once",
-              flush=True)
+        print(f"rounds: {args.runs}, each: wheelmod first sync, wheelmod re-sync, pip loop, "
+              "pip once")
         runner = Runner(args, work, nginx, upstream, spec)
         runner.rounds()
         report(args, runner)

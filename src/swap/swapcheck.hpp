@@ -1,0 +1,77 @@
+// Stage 2: can a source-built PyTorch (the candidate) replace the wheel one
+// (the current) under the packages already installed on top of it? For
+// each dependent: safe (Python only), compatible (every symbol it takes
+// from the current torch exists in the candidate's, same C++ ABI, pins and
+// CUDA major met), breaks (with every reason), or relink needed (its RPATH
+// names the current prefix by absolute path; --fix re-points it).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace wheelmod::swap {
+
+/// What a torch installation offers its dependents.
+struct TorchInstall {
+  std::filesystem::path prefix;
+  std::filesystem::path torch_lib;  // site-packages/torch/lib
+  std::string version;              // 2.7.1+cu126 (torch's METADATA)
+  /// Every symbol its libraries export, name -> the library (file name) that defines it.
+  std::map<std::string, std::string> exports;
+  std::set<std::string> libraries;  // sonames (or file names) in torch/lib
+  std::set<std::string> needed;     // what those libraries need (libcudnn.so.9, ...)
+  std::optional<bool> cxx11_abi;    // from the mangling of its std::string functions
+  std::optional<int> cuda_major;    // from +cuXY, or libcudart.so.N
+  bool rocm = false;
+};
+
+/// Reads a prefix that holds torch (lib/pythonX.Y/site-packages/torch).
+/// Throws UsageError when there is no torch in it.
+TorchInstall read_torch_install(const std::filesystem::path& prefix);
+
+enum class Verdict { safe, compatible, relink_needed, breaks };
+std::string_view verdict_text(Verdict verdict);
+
+struct Reason {
+  std::string kind;    // "C++ ABI mismatch", "API change", "pin", "CUDA major", "library not provided", "RPATH into the current prefix"
+  std::string file;    // the ELF file or dist-info it concerns, relative to the dependent's prefix
+  std::string detail;  // the symbol (demangled), the requirement, the library, the entry
+};
+
+struct DependentResult {
+  std::filesystem::path prefix;
+  std::vector<std::string> projects;  // "torchvision 0.22.1"
+  Verdict verdict = Verdict::safe;
+  bool stable_abi = false;            // imports only the stable C ABI (aoti_torch_*)
+  std::size_t elf_files = 0;
+  std::size_t torch_imports = 0;      // symbols it takes from the current torch
+  std::vector<Reason> reasons;        // why it breaks, or what needs relinking
+  bool fixed = false;                 // --fix re-pointed its RPATH entries
+};
+
+struct SwapcheckReport {
+  TorchInstall current;
+  TorchInstall candidate;
+  std::vector<DependentResult> dependents;
+  [[nodiscard]] bool ok() const;  // every dependent safe or compatible (or fixed)
+};
+
+/// The install prefixes under each of `roots`: a root that is a prefix
+/// (lib/pythonX.Y/site-packages) itself, else every prefix up to two levels
+/// below it (an EasyBuild `software/` tree: Name/version). The current and
+/// candidate prefixes are left out.
+std::vector<std::filesystem::path> find_dependents(const std::vector<std::filesystem::path>& roots,
+                                                   const std::set<std::filesystem::path>& skip);
+
+enum class FixRpath { no, yes };
+
+SwapcheckReport swapcheck(const std::filesystem::path& current,
+                          const std::filesystem::path& candidate,
+                          const std::vector<std::filesystem::path>& dependents, FixRpath fix);
+
+}  // namespace wheelmod::swap

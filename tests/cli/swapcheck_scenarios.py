@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""`wheelmod swapcheck` on the fixture matrix (tests/swapcheck): verdicts proven by loading.
+
+    swapcheck_scenarios.py --wheelmod BIN --sample DIR --trees DIR --probe PROBE SCENARIO
+
+The trees hold fake torch builds (C++ ABI 0 and 1, 2.7.1 and 2.8.0, CPU,
+CUDA 11 and 12) and packages built on them; matrix.json lists the twelve
+swap cases with the verdict the field reports. Each case's verdict is
+asserted, then backed by the loader: a dependent called compatible or safe
+really loads against the candidate (its libraries preloaded, as `import
+torch` does), and one called broken fails to, with the error recorded.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from scenario_support import check, run_expecting, scenario_main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "swapcheck"))
+import make_trees  # noqa: E402  (the probe and import helpers the fixtures use)
+
+REASONS = {  # the matrix's reason names -> swapcheck's
+    "cxx11_abi": "C++ ABI mismatch",
+    "version_pin": "pin",
+    "missing_symbol": "API change",
+    "missing_library": "library not provided",
+    "cuda_major": "CUDA major",
+    "absolute_rpath": "RPATH into the current prefix",
+}
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.probe = args.probe
+        with open(os.path.join(args.trees, "matrix.json"), encoding="utf-8") as handle:
+            self.matrix = json.load(handle)
+        self.work = tempfile.mkdtemp(prefix="wheelmod-swapcheck-")
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def swapcheck(self, current, candidate, *dependents, extra=(), expect=None):
+        command = [self.wheelmod, "swapcheck", "--current", current, "--candidate", candidate,
+                   "--dependents", *dependents, *extra]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        print("ran:", " ".join(command[1:]), "->", result.returncode)
+        if expect is not None and result.returncode != expect:
+            print(result.stdout, result.stderr)
+            check(False, f"exit {result.returncode}, expected {expect}")
+        return result
+
+
+def matrix(r):
+    """The twelve cases: verdict and reasons as the field reports them, then the loader agrees."""
+    for case in r.matrix["cases"]:
+        current = r.matrix["torches"][case["current"]]
+        candidate = r.matrix["torches"][case["candidate"]]
+        dependent = r.matrix["dependents"][case["dependent"]]
+        wanted = case["verdict"].replace("_", " ")
+        result = r.swapcheck(case["current_prefix"], case["candidate_prefix"], case["dependent_prefix"],
+                             extra=("--format", "json"), expect=0 if wanted in ("safe", "compatible") else 6)
+        (got,) = json.loads(result.stdout)["dependents"]
+        kinds = {reason["kind"] for reason in got["reasons"]}
+        print(f"case {case['case']}: {got['verdict']} {sorted(kinds)}")
+        check(got["verdict"] == wanted, f"case {case['case']} ({case['title']}): {got['verdict']}, expected {wanted}")
+        for reason in case["reasons"]:
+            if reason in REASONS:
+                check(REASONS[reason] in kinds, f"case {case['case']}: no '{REASONS[reason]}' among {kinds}")
+        if "stable_abi_only" in case["reasons"]:
+            check(got["stable_abi"], f"case {case['case']}: not recognised as stable-ABI only")
+        if "cxx11_abi" in case["reasons"]:
+            symbols = " ".join(r["detail"] for r in got["reasons"] if r["kind"] == "C++ ABI mismatch")
+            check("parseSchemaOrName" in symbols, f"case {case['case']}: the symbol is not named: {symbols}")
+        if dependent["extension"] is None:
+            continue
+        loads, output = make_trees.probe(r.probe, candidate["preload"], dependent["extension"])
+        if wanted in ("safe", "compatible"):
+            check(loads, f"case {case['case']}: called {wanted}, but it does not load: {output}")
+        elif wanted == "breaks":
+            check(loads == case["loads"], f"case {case['case']}: loads={loads}, recorded {case['loads']}: {output}")
+            if not loads:
+                print("   the loader agrees:", output.strip().splitlines()[-1])
+        loads_current, output = make_trees.probe(r.probe, current["preload"], dependent["extension"])
+        check(loads_current, f"case {case['case']}: does not even load on the current torch: {output}")
+
+
+def fix(r):
+    """An absolute RPATH into the current prefix: relink needed; --fix re-points it at the
+    candidate, and loaded alone the dependent then takes the candidate's libtorch."""
+    (case,) = [c for c in r.matrix["cases"] if "absolute_rpath" in c["reasons"]]
+    dependent = os.path.join(r.work, "dependent")
+    shutil.copytree(case["dependent_prefix"], dependent, symlinks=True)
+    r.swapcheck(case["current_prefix"], case["candidate_prefix"], dependent, expect=6)
+    result = r.swapcheck(case["current_prefix"], case["candidate_prefix"], dependent,
+                         extra=("--fix", "--format", "json"), expect=0)
+    (got,) = json.loads(result.stdout)["dependents"]
+    check(got["verdict"] == "compatible" and got["fixed"], f"after --fix: {got}")
+    extension = case_extension(r, case, dependent)
+    loads, output = make_trees.probe(r.probe, [], extension, listing=True)
+    wanted = os.path.join(r.matrix["torches"][case["candidate"]]["torch_lib"], "libtorch_cpu.so")
+    check(loads and f"LOADED {wanted}\n" in output, f"after --fix it loads {output}")
+    r.swapcheck(case["current_prefix"], case["candidate_prefix"], dependent, expect=0)
+
+
+def case_extension(r, case, prefix):
+    original = r.matrix["dependents"][case["dependent"]]["extension"]
+    return os.path.join(prefix, os.path.relpath(original, case["dependent_prefix"]))
+
+
+def scan(r):
+    """A whole tree of dependents at once, wheel torch -> source torch: every dependent found,
+    the ABI-bound ones break, the Python-only and stable-ABI ones do not; markdown output."""
+    torches = r.matrix["torches"]
+    root = os.path.join(r.matrix["root"], "dependents")
+    result = r.swapcheck(torches["torch-wheel-2.7.1"]["prefix"], torches["torch-source-2.7.1"]["prefix"], root,
+                         extra=("--format", "json"), expect=6)
+    report = json.loads(result.stdout)
+    verdicts = {os.path.basename(d["prefix"]): d["verdict"] for d in report["dependents"]}
+    print(verdicts)
+    check(set(verdicts) == set(r.matrix["dependents"]), f"found {sorted(verdicts)}")
+    check(verdicts["torchvision-wheel"] == "breaks" and verdicts["torchvision-on-wheel"] == "breaks", verdicts)
+    check(verdicts["torchmetrics"] == "safe", verdicts)
+    check(verdicts["stable-ext"] == "compatible", verdicts)
+    check(report["current"]["cxx11_abi"] is False and report["candidate"]["cxx11_abi"] is True, report["current"])
+    markdown = r.swapcheck(torches["torch-wheel-2.7.1"]["prefix"], torches["torch-source-2.7.1"]["prefix"], root,
+                           extra=("--format", "markdown"), expect=6).stdout
+    check("| dependent | verdict | why |" in markdown and "C++ ABI mismatch" in markdown, markdown)
+
+
+def errors(r):
+    """Not a torch prefix, or no such directory: exit 2 with the reason."""
+    torches = r.matrix["torches"]
+    dependent = r.matrix["dependents"]["torchmetrics"]["prefix"]
+    result = r.swapcheck(dependent, torches["torch-source-2.7.1"]["prefix"], dependent, expect=2)
+    check("no torch/lib" in result.stderr, result.stderr)
+    result = r.swapcheck(torches["torch-wheel-2.7.1"]["prefix"], torches["torch-source-2.7.1"]["prefix"],
+                         os.path.join(r.work, "missing"), expect=2)
+    check("not a directory" in result.stderr, result.stderr)
+
+
+SCENARIOS = {f.__name__: f for f in (matrix, fix, scan, errors)}
+
+
+def main():
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--trees", "--probe"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
