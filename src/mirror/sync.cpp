@@ -276,7 +276,7 @@ class Sync {
       local.filename = base_name(filename);
       local.url = m_layout.file(filename).string();
       const auto text = resolve::fetch_wheel_metadata(m_local, local).text;
-      write_if_changed(metadata_path, text);
+      write_if_changed(metadata_path, text, Flush::later);
       hash::Sha256 hasher;
       hasher.update(text);
       entry.metadata_sha256 = hash::to_hex(hasher.finish());
@@ -285,6 +285,9 @@ class Sync {
     if (m_options.eb_sourcepath)
       link_sourcepath(m_layout, m_manifest, *m_options.eb_sourcepath, m_options.eb_names);
     m_manifest.source_index = m_spec.index;
+    // The wheels and .metadata files reach the disk before the manifest
+    // that vouches for them (one syncfs instead of an fsync per file).
+    flush_file_system(m_options.dest);
     write_manifest(m_options.dest, m_manifest);
   }
 

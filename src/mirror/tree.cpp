@@ -200,7 +200,7 @@ std::string encode_filename(const std::string& filename) {
   return index::percent_encode_segment(filename);
 }
 
-bool write_if_changed(const fs::path& file, const std::string& text) {
+bool write_if_changed(const fs::path& file, const std::string& text, Flush flush) {
   if (holds_exactly(file, text)) return false;
 
   const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
@@ -219,7 +219,8 @@ bool write_if_changed(const fs::path& file, const std::string& text) {
     write_all(fd.get(), text, temporary.path());
     // The data must be on disk before the rename publishes it, or a crash
     // could leave an empty file under the final name.
-    if (::fsync(fd.get()) != 0) throw_io(temporary.path(), "cannot flush to disk", errno);
+    if (flush == Flush::now && ::fsync(fd.get()) != 0)
+      throw_io(temporary.path(), "cannot flush to disk", errno);
   }
   if (::rename(temporary.path().c_str(), file.c_str()) != 0) {
     const int error_number = errno;
@@ -227,6 +228,7 @@ bool write_if_changed(const fs::path& file, const std::string& text) {
              error_number);
   }
   temporary.commit();
+  if (flush == Flush::later) return true;
 
   // The rename itself is durable only once the directory is flushed.
   const UniqueFd parent(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -236,6 +238,12 @@ bool write_if_changed(const fs::path& file, const std::string& text) {
     throw_io(directory, "cannot flush the directory to disk", errno);
   }
   return true;
+}
+
+void flush_file_system(const fs::path& directory) {
+  const UniqueFd fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw_io(directory, "cannot open the directory to flush it", errno);
+  if (::syncfs(fd.get()) != 0) throw_io(directory, "cannot flush the file system to disk", errno);
 }
 
 }  // namespace wheelmod::mirror

@@ -40,6 +40,14 @@ std::string encode_filename(const std::string& filename);
 /// Writes `text` to `file` atomically (sibling temporary, fsync, rename,
 /// fsync of the directory), creating directories; does nothing and returns
 /// false when the file already holds exactly these bytes. Throws IoError.
-bool write_if_changed(const std::filesystem::path& file, const std::string& text);
+/// With Flush::later the fsyncs are left to one flush_file_system() of the
+/// whole batch before the manifest commits it (hundreds of small files).
+enum class Flush { now, later };
+bool write_if_changed(const std::filesystem::path& file, const std::string& text,
+                      Flush flush = Flush::now);
+
+/// syncfs(2) of the file system holding `directory`: everything written
+/// there so far (wheels, .metadata files) is on disk when it returns.
+void flush_file_system(const std::filesystem::path& directory);
 
 }  // namespace wheelmod::mirror
