@@ -62,6 +62,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   register_command(&add_easyconfig_command);
   register_command(&add_mirror_command);
   register_command(&add_swapcheck_command);
+  register_command(&add_swap_command);
   register_command(&add_tags_command);
 
   try {

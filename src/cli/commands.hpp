@@ -47,5 +47,6 @@ CommandRunner add_module_command(CLI::App& app);
 CommandRunner add_easyconfig_command(CLI::App& app);
 CommandRunner add_mirror_command(CLI::App& app);
 CommandRunner add_swapcheck_command(CLI::App& app);
+CommandRunner add_swap_command(CLI::App& app);
 
 }  // namespace wheelmod::cli

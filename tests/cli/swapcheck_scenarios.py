@@ -132,6 +132,74 @@ def scan(r):
     check("| dependent | verdict | why |" in markdown and "C++ ABI mismatch" in markdown, markdown)
 
 
+def module_swap(r):
+    """The transparent swap with real Lmod: a dependent's module names PyTorch/2.7.1 once; it loads
+    the source build, then, after `wheelmod swap`, the CPU build, without reinstalling anything;
+    a swap that would break it is refused and changes nothing; --rollback returns."""
+    import types
+    torches = r.matrix["torches"]
+    tree = os.path.join(r.work, "modules")
+    dependents = os.path.join(r.work, "software")
+    for name in ("torchvision-on-source", "torchvision-eb-rpath"):
+        shutil.copytree(r.matrix["dependents"][name]["prefix"], os.path.join(dependents, name), symlinks=True)
+    builds = {"2.7.1-source": "torch-source-2.7.1", "2.7.1-cpu": "torch-cpu-2.7.1", "2.7.1-whl": "torch-wheel-2.7.1"}
+    site = lambda prefix: os.path.relpath(r.matrix["torches"]["torch-source-2.7.1"]["site_packages"],
+                                          r.matrix["torches"]["torch-source-2.7.1"]["prefix"])
+    for version, torch in builds.items():
+        write(os.path.join(tree, "all", "PyTorch", version + ".lua"),
+              f'local root = "{torches[torch]["prefix"]}"\nsetenv("EBROOTPYTORCH", root)\n'
+              f'prepend_path("PYTHONPATH", pathJoin(root, "{site(torch)}"))\n')
+    for name in ("torchvision-on-source", "torchvision-eb-rpath"):
+        prefix = os.path.join(dependents, name)
+        write(os.path.join(tree, "all", name, "1.0.lua"),
+              f'local root = "{prefix}"\ndepends_on("PyTorch/2.7.1")\n'
+              f'prepend_path("PYTHONPATH", pathJoin(root, "{site(name)}"))\n')
+
+    def swap(*extra, expect=0):
+        return run_expecting([r.wheelmod, "swap", "--modulepath", tree, "--name", "PyTorch/2.7.1", *extra], expect)
+
+    lmod = os.environ.get("WHEELMOD_LMOD", "/usr/share/lmod/lmod/libexec/lmod")
+    base = {"HOME": r.work, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def load_and_import(name):
+        environment = dict(base)
+        for args in (("use", os.path.join(tree, "all")), ("load", name + "/1.0")):
+            result = subprocess.run([lmod, "python", *args], capture_output=True, text=True, env=environment,
+                                    timeout=120)
+            namespace = {"os": types.SimpleNamespace(environ=environment)}
+            exec("\n".join(l for l in result.stdout.splitlines() if l.strip() != "import os"), namespace)
+            check(namespace.get("_mlstatus", result.returncode == 0), f"lmod {args}: {result.stderr}")
+        environment.pop("LD_LIBRARY_PATH", None)
+        imported = subprocess.run([sys.executable, "-c", "import torchvision, torch; print(torch.__file__)"],
+                                  capture_output=True, text=True, env=environment, timeout=60)
+        check(imported.returncode == 0, f"import after loading {name}: {imported.stderr}")
+        return environment["EBROOTPYTORCH"]
+
+    swap("--to", "PyTorch/2.7.1-source")  # the first alias: nothing to check against
+    check(load_and_import("torchvision-on-source") == torches["torch-source-2.7.1"]["prefix"], "before the swap")
+    refused = swap("--to", "PyTorch/2.7.1-whl", expect=6)
+    check("C++ ABI mismatch" in refused.stdout and "nothing changed" in refused.stderr, refused.stdout + refused.stderr)
+    check(load_and_import("torchvision-on-source") == torches["torch-source-2.7.1"]["prefix"], "a refused swap changed it")
+    swapped = swap("--to", "PyTorch/2.7.1-cpu")
+    print(swapped.stdout)
+    check("RPATH fixed" in swapped.stdout, "the EasyBuild-style dependent was not relinked")
+    for name in ("torchvision-on-source", "torchvision-eb-rpath"):
+        check(load_and_import(name) == torches["torch-cpu-2.7.1"]["prefix"], f"{name} after the swap")
+    extension = os.path.join(dependents, "torchvision-eb-rpath",
+                             os.path.relpath(r.matrix["dependents"]["torchvision-eb-rpath"]["extension"],
+                                             r.matrix["dependents"]["torchvision-eb-rpath"]["prefix"]))
+    loads, output = make_trees.probe(r.probe, [], extension, listing=True)
+    check(loads and torches["torch-cpu-2.7.1"]["torch_lib"] in output, f"loaded alone: {output}")
+    swap("--rollback")
+    check(load_and_import("torchvision-on-source") == torches["torch-source-2.7.1"]["prefix"], "after --rollback")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def errors(r):
     """Not a torch prefix, or no such directory: exit 2 with the reason."""
     torches = r.matrix["torches"]
@@ -143,7 +211,7 @@ def errors(r):
     check("not a directory" in result.stderr, result.stderr)
 
 
-SCENARIOS = {f.__name__: f for f in (matrix, fix, scan, errors)}
+SCENARIOS = {f.__name__: f for f in (matrix, fix, scan, module_swap, errors)}
 
 
 def main():
