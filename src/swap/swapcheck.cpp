@@ -141,7 +141,18 @@ class Checker {
       if (!m_current.exports.contains(symbol.name)) continue;
       ++result.torch_imports;
       cxx |= symbol.name.starts_with("_Z");
-      if (m_candidate.exports.contains(symbol.name)) continue;
+      if (m_candidate.exports.contains(symbol.name)) {
+        // A versioned import binds only to that version (gABI symbol versioning).
+        const auto version = m_candidate.export_versions.find(symbol.name);
+        const auto candidate_version =
+            version == m_candidate.export_versions.end() ? std::string() : version->second;
+        if (!symbol.version || *symbol.version == candidate_version) continue;
+        result.reasons.push_back({"API change", relative,
+                                  elf::demangle(symbol.name) + " is needed at version " + *symbol.version +
+                                      ", the candidate exports " +
+                                      (candidate_version.empty() ? "it unversioned" : candidate_version)});
+        continue;
+      }
       const bool other_abi =
           symbol.name.starts_with("_Z") && m_candidate_neutral.contains(abi_neutral(symbol.name));
       result.reasons.push_back({other_abi ? "C++ ABI mismatch" : "API change", relative,

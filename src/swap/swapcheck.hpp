@@ -23,6 +23,8 @@ struct TorchInstall {
   std::string version;              // 2.7.1+cu126 (torch's METADATA)
   /// Every symbol its libraries export, name -> the library (file name) that defines it.
   std::map<std::string, std::string> exports;
+  /// The GNU symbol version of each export that has one (name -> version).
+  std::map<std::string, std::string> export_versions;
   std::set<std::string> libraries;  // sonames (or file names) in torch/lib
   std::set<std::string> needed;     // what those libraries need (libcudnn.so.9, ...)
   std::optional<bool> cxx11_abi;    // from the mangling of its std::string functions

@@ -76,7 +76,9 @@ TorchInstall read_torch_install(const fs::path& given) {
     torch.libraries.insert(file.filename().string());
     torch.needed.insert(info->needed.begin(), info->needed.end());
     for (const auto& symbol : elf::read_dynamic_symbols(file).exported)
-      if (!symbol.hidden_version) torch.exports.try_emplace(symbol.name, file.filename().string());
+      if (!symbol.hidden_version && torch.exports.try_emplace(symbol.name, file.filename().string()).second &&
+          symbol.version)
+        torch.export_versions.emplace(symbol.name, *symbol.version);
   }
   torch.cxx11_abi = cxx11_abi_of(torch.exports);
   torch.cuda_major = cuda_major_of(torch);
