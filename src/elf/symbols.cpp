@@ -157,6 +157,8 @@ class SymbolReader {
 
     DynamicSymbols out;
     // gABI "Symbol Table": entry 0 is reserved (STN_UNDEF).
+    // Elf32_Sym: st_name, st_value, st_size, st_info, st_other, st_shndx;
+    // Elf64_Sym: st_name, st_info, st_other, st_shndx, st_value, st_size.
     for (std::uint64_t i = 1; i < count; ++i) {
       const std::uint64_t at = i * entry_size;
       const bool elf64 = entry_size == 24;
@@ -167,12 +169,13 @@ class SymbolReader {
       const unsigned visibility = GELF_ST_VISIBILITY(other);
       const bool defined = section != SHN_UNDEF;
       const bool global = binding == STB_GLOBAL || binding == STB_WEAK;
-      // STV_HIDDEN and STV_INTERNAL symbols are not visible to other
-      // components (gABI "Symbol Visibility"), whatever their binding.
-      if (defined ? !(global || binding == STB_GNU_UNIQUE) ||
-                        (visibility != STV_DEFAULT && visibility != STV_PROTECTED)
-                  : !global)
-        continue;
+      // An import is an undefined GLOBAL or WEAK symbol; an export a defined
+      // one (or GNU_UNIQUE) that other components can see, which STV_HIDDEN
+      // and STV_INTERNAL symbols are not (gABI "Symbol Visibility").
+      const bool listed = defined ? (global || binding == STB_GNU_UNIQUE) &&
+                                        (visibility == STV_DEFAULT || visibility == STV_PROTECTED)
+                                  : global;
+      if (!listed) continue;
 
       Symbol symbol;
       symbol.name = names.string_at(symbols.field(at, 4));
@@ -186,7 +189,7 @@ class SymbolReader {
         // vna_other of .gnu.version_r.
         const std::uint64_t index = raw & k_versym_index;
         if (index > VER_NDX_GLOBAL) {
-          symbol.version = lookup(index, defined, i, symbol.name);
+          set_version(symbol, index, defined, i);
           symbol.hidden_version = (raw & k_versym_hidden) != 0;
         }
       }
@@ -273,13 +276,16 @@ class SymbolReader {
   // Indices of definitions and requirements share one space; a defined
   // symbol looks among the definitions first (as readelf does), an
   // undefined one among the requirements.
-  const std::string& lookup(std::uint64_t index, bool defined, std::uint64_t symbol,
-                            const std::string& name) const {
-    const VersionMap& first = defined ? m_defined : m_needed;
-    const VersionMap& second = defined ? m_needed : m_defined;
-    if (const auto found = first.find(index); found != first.end()) return found->second;
-    if (const auto found = second.find(index); found != second.end()) return found->second;
-    throw m_image.broken(".dynsym entry " + std::to_string(symbol) + " (" + name +
+  void set_version(Symbol& symbol, std::uint64_t index, bool defined, std::uint64_t entry) const {
+    for (const bool required : {!defined, defined}) {
+      const VersionMap& versions = required ? m_needed : m_defined;
+      if (const auto found = versions.find(index); found != versions.end()) {
+        symbol.version = found->second;
+        symbol.version_required = required;
+        return;
+      }
+    }
+    throw m_image.broken(".dynsym entry " + std::to_string(entry) + " (" + symbol.name +
                          ") has version index " + std::to_string(index) +
                          ", which no version definition or requirement declares");
   }

@@ -23,6 +23,11 @@ struct Symbol {
   /// bound at link time to that version reach, not name@@VER. Always false
   /// when `version` is nullopt.
   bool hidden_version = false;
+  /// The version is one this file requires of another (.gnu.version_r), not
+  /// one it defines: so for imports, and for a program's copy-relocated
+  /// data (cout@GLIBCXX_3.4 defined in an executable's .bss), which ld.so
+  /// still looks up in the libraries.
+  bool version_required = false;
   bool weak = false;  // STB_WEAK
   /// STT_FUNC and STT_GNU_IFUNC are functions; STT_OBJECT and STT_COMMON
   /// objects; STT_TLS thread-local variables.

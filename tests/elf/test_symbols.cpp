@@ -45,11 +45,12 @@ Listing listing(const DynamicSymbols& symbols) {
     for (const auto& symbol : *list) {
       std::string line = std::string(k_kind_words.at(static_cast<std::size_t>(symbol.kind))) +
                          (symbol.weak ? " WEAK " : " GLOBAL ") + symbol.name;
-      // readelf prints references as name@VER, definitions as name@@VER or
-      // (hidden) name@VER, and leaves out the version of the absolute
-      // symbol that ld makes for each version node (VERS_1 at VERS_1).
+      // readelf prints references (and copy relocations) as name@VER,
+      // definitions as name@@VER or (hidden) name@VER, and leaves out the
+      // version of the absolute symbol that ld makes for each version node.
       if (symbol.version && symbol.version != symbol.name)
-        line += (imported || symbol.hidden_version ? "@" : "@@") + *symbol.version;
+        line += (imported || symbol.hidden_version || symbol.version_required ? "@" : "@@") +
+                *symbol.version;
       (imported ? out.imported : out.exported).push_back(line);
     }
   }
@@ -149,9 +150,13 @@ std::vector<std::filesystem::path> loaded_libraries() {
 }  // namespace
 
 TEST_CASE("dynamic symbols agree with readelf --dyn-syms", "[elf][symbols][readelf]") {
-  std::vector<std::filesystem::path> files{
-      WHEELMOD_ELF_SYMBOLS_ABI0,     WHEELMOD_ELF_SYMBOLS_ABI1, WHEELMOD_ELF_SYMBOLS_VERSIONED,
-      WHEELMOD_ELF_SYMBOLS_IMPORTER, WHEELMOD_ELF_PROGRAM,      WHEELMOD_ELF_DEP};
+  std::vector<std::filesystem::path> files{WHEELMOD_ELF_SYMBOLS_ABI0,
+                                           WHEELMOD_ELF_SYMBOLS_ABI1,
+                                           WHEELMOD_ELF_SYMBOLS_VERSIONED,
+                                           WHEELMOD_ELF_SYMBOLS_IMPORTER,
+                                           WHEELMOD_ELF_SYMBOLS_PROGRAM,
+                                           WHEELMOD_ELF_PROGRAM,
+                                           WHEELMOD_ELF_DEP};
 #ifdef WHEELMOD_ELF_SYMBOLS_M32_IMPORTER
   files.emplace_back(WHEELMOD_ELF_SYMBOLS_M32_VERSIONED);
   files.emplace_back(WHEELMOD_ELF_SYMBOLS_M32_IMPORTER);
@@ -216,17 +221,19 @@ TEST_CASE("GNU versions, binding, visibility and kind", "[elf][symbols][versions
       {"wm_protected", "VERS_2", false, false, K::function},
       {"wm_calls", "VERS_2", false, false, K::function},
   };
-  const auto check = [](const std::vector<Symbol>& list, const std::vector<Expected>& table) {
+  const auto check = [](const std::vector<Symbol>& list, const std::vector<Expected>& table,
+                        bool required) {
     for (const auto& e : table) {
       CAPTURE(e.name, e.version);
       const Symbol* symbol = find(list, e.name, e.version);
       REQUIRE(symbol != nullptr);
       CHECK(symbol->hidden_version == e.hidden);
+      CHECK(symbol->version_required == required);
       CHECK(symbol->weak == e.weak);
       CHECK(symbol->kind == e.kind);
     }
   };
-  check(library.exported, exported);
+  check(library.exported, exported, false);
   CHECK(count_named(library.exported, "wm_versioned") == 2);
   for (const char* absent : {"wm_hidden_helper", "wm_versioned_v1", "wm_versioned_v2"}) {
     CAPTURE(absent);
@@ -244,7 +251,7 @@ TEST_CASE("GNU versions, binding, visibility and kind", "[elf][symbols][versions
       {"wm_tls_counter", "VERS_2", false, false, K::tls},
       {"wm_table", "VERS_2", false, false, K::object},
   };
-  check(importer.imported, imported);
+  check(importer.imported, imported, true);
   for (const char* libc : {"strlen", "getenv"}) {
     CAPTURE(libc);
     const auto symbol = std::find_if(importer.imported.begin(), importer.imported.end(),
@@ -254,6 +261,15 @@ TEST_CASE("GNU versions, binding, visibility and kind", "[elf][symbols][versions
   }
   REQUIRE(find(importer.exported, "wm_import_all", std::nullopt) != nullptr);
   CHECK(importer.exported.size() == 1);
+
+  // A program's copy relocation defines the data it uses, at the version
+  // it requires; without one (not x86-64) the data stays an import.
+  const auto program = read_dynamic_symbols(WHEELMOD_ELF_SYMBOLS_PROGRAM);
+  const Symbol* table = find(program.exported, "wm_table", "VERS_2");
+  if (table == nullptr) table = find(program.imported, "wm_table", "VERS_2");
+  REQUIRE(table != nullptr);
+  CHECK(table->version_required);
+  CHECK_FALSE(table->hidden_version);
 }
 
 TEST_CASE("files without .dynsym give empty lists", "[elf][symbols]") {
