@@ -3,13 +3,15 @@
 // `#sha256=` and PEP 658/714 `data-core-metadata` / `data-dist-info-metadata`
 // attributes, files stored once under `DIR/files/`. Pages are rendered by
 // pure functions and written atomically (temporary file, fsync, rename), and
-// only rewritten when their bytes change.
+// only rewritten when their bytes change (core/atomic_file.hpp).
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/atomic_file.hpp"  // write_if_changed, for the pages
 
 namespace wheelmod::mirror {
 
@@ -36,18 +38,5 @@ std::string render_root_page(std::vector<std::string> projects);
 /// characters and sub-delims stay, all else is %XX (UTF-8 bytes each), and
 /// so is '+' (%2B, as download.pytorch.org writes it; S3 reads '+' as ' ').
 std::string encode_filename(const std::string& filename);
-
-/// Writes `text` to `file` atomically (sibling temporary, fsync, rename,
-/// fsync of the directory), creating directories; does nothing and returns
-/// false when the file already holds exactly these bytes. Throws IoError.
-/// With Flush::later the fsyncs are left to one flush_file_system() of the
-/// whole batch before the manifest commits it (hundreds of small files).
-enum class Flush { now, later };
-bool write_if_changed(const std::filesystem::path& file, const std::string& text,
-                      Flush flush = Flush::now);
-
-/// syncfs(2) of the file system holding `directory`: everything written
-/// there so far (wheels, .metadata files) is on disk when it returns.
-void flush_file_system(const std::filesystem::path& directory);
 
 }  // namespace wheelmod::mirror

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "core/errors.hpp"
-#include "mirror/tree.hpp"
+#include "core/atomic_file.hpp"
 
 namespace wheelmod::swap {
 
@@ -70,7 +70,7 @@ void write_alias(const ModuleAlias& alias, const std::string& target) {
   if (alias.target && *alias.target != target) text += std::string(k_previous) + *alias.target + "\n";
   else if (alias.previous) text += std::string(k_previous) + *alias.previous + "\n";
   text += "module_version(\"" + target + "\", \"" + alias.version + "\")\n";
-  mirror::write_if_changed(alias.rc_file, text);
+  write_if_changed(alias.rc_file, text);
 }
 
 fs::path module_file(const fs::path& modulepath, const std::string& module) {

@@ -33,7 +33,7 @@ using wheelmod::mirror::encode_filename;
 using wheelmod::mirror::PageFile;
 using wheelmod::mirror::render_project_page;
 using wheelmod::mirror::render_root_page;
-using wheelmod::mirror::write_if_changed;
+using wheelmod::write_if_changed;
 using wheelmod::test::TempDir;
 
 namespace fs = std::filesystem;
