@@ -17,19 +17,23 @@ Generates, with gcc/g++ (-O0 -g0; cached under --work-dir by its parameters):
       extension modules each (500 in all) calling 200-2,000 of the torch
       functions (C++), or 20-100 aoti_torch_* (the stable C ABI), plus
       libc, libstdc++ and Python C API symbols, and exporting their own;
-      some Python only, one pinned, one with an RPATH into the current torch.
+      of every ten: six C++, one Python-only, one on the stable C ABI, two
+      taking turns at importing a function the candidate lacks, an RPATH
+      into the current torch, and a torch<2.7 pin.
 
-Then, in alternating rounds (A B C D, A B C D, ...):
+Then, in alternating rounds (A B C D E, A B C D E, ...):
 
   A  wheelmod swapcheck --current abi0 --candidate abi1 --dependents software --format json
-  B  nm -D FILE...       every ELF file A reads, in one process
-  C  readelf --dyn-syms -W FILE, one process per file (a shell loop)
-  D  A with an empty --dependents: reading the two torches alone
+  B  A with --candidate abi0 (no C++ symbol breaks, so no long report)
+  C  A with an empty --dependents: reading the two torches alone
+  D  nm -D FILE...   every ELF file A reads, in one process
+  E  readelf --dyn-syms -W FILE, one process per file (a shell loop)
 
 Prints medians (wall, CPU, peak RSS from os.wait4), throughput, and the
-targets: A within 2x of B's wall time, A's RSS < 256 MiB (PASS/MISS; the
+targets: A within 2x of D's wall time, A's RSS < 256 MiB (PASS/MISS; the
 exit status is 0 either way). The first round checks every verdict,
-reason count and import count in A's JSON against what was generated.
+reason count and import count in A's and B's JSON against what was
+generated, and that D and E read every file.
 
   bench_swapcheck.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench --runs 5
   bench_swapcheck.py --wheelmod ... --smoke   # CTest: 5 dependents, 2,000 symbols, one round
@@ -54,7 +58,7 @@ from pathlib import Path
 from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_line, fs_type,
                            load_average, machine_line, median, prctl, run_one, verdict)
 
-K_GENERATOR_VERSION = 1  # part of the cache key: bump when the tree changes shape
+K_GENERATOR_VERSION = 2  # part of the cache key: bump when the tree changes shape
 K_NM_FACTOR, K_RSS_TARGET_MIB = 2.0, 256
 K_SMOKE = {"dependents": 5, "torch_symbols": 2000, "elf_files": 50, "runs": 1}
 K_SITE = "lib/python3.11/site-packages"
@@ -93,18 +97,25 @@ K_OTHER_IMPORTS = (
     "PyObject_GetAttrString", "PyCapsule_New", "_Py_Dealloc", "PyGILState_Ensure",
     "PyGILState_Release", "_Py_NoneStruct")
 K_DATA_IMPORTS = {"stderr", "PyExc_RuntimeError", "_Py_NoneStruct"}  # loaded through the GOT
-# One dependent in ten of each role; "special" cycles through its three.
-K_CYCLE = ("cxx", "cxx", "python", "stable", "cxx", "cxx", "special", "cxx", "cxx", "cxx")
+# Of every ten dependents: six C++ extensions, one Python-only, one on the
+# stable C ABI, two special ones (stable C ABI too) taking turns: one
+# importing a function the candidate lacks, one with an RPATH into the
+# current torch, one pinned to torch<2.7.
+K_CYCLE = ("cxx", "python", "special", "stable", "special", "cxx", "cxx", "cxx", "cxx", "cxx")
 K_SPECIAL = ("api", "rpath", "pin")
 
 
 def role_of(index):
     role = K_CYCLE[index % len(K_CYCLE)]
-    return K_SPECIAL[(index // len(K_CYCLE)) % len(K_SPECIAL)] if role == "special" else role
+    if role != "special":
+        return role
+    before = (index // len(K_CYCLE)) * K_CYCLE.count("special") + \
+        K_CYCLE[:index % len(K_CYCLE)].count("special")
+    return K_SPECIAL[before % len(K_SPECIAL)]
 
 
-def sh(*command, cwd=None):
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+def sh(*command):
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise BenchError(f"{' '.join(map(str, command))} exited {result.returncode}:\n"
                          f"{result.stderr[-2000:]}")
@@ -123,11 +134,13 @@ def torch_functions(count, rng):
         namespace = rng.choice(K_TORCH_NAMESPACES if library == "torch_cpu" else K_C10_NAMESPACES)
         name = "_".join(rng.sample(K_WORDS, rng.randint(2, 4))) + f"_{index}"
         params = [rng.choice(K_PARAMS) for _ in range(rng.randint(1, 5))]
-        takes_string = rng.random() < 0.25  # torch's share of std::string in signatures
+        # A quarter take a std::string: the names that the C++ ABI changes.
+        takes_string = rng.random() < 0.25
         if takes_string:
             params.insert(rng.randint(0, len(params)), "const std::string&")
         functions.append((index, library, namespace, name, params, takes_string))
-    aoti = [f"aoti_torch_{'_'.join(rng.sample(K_WORDS, 2))}_{i}" for i in range(max(count // 100, 8))]
+    aoti = [f"aoti_torch_{'_'.join(rng.sample(K_WORDS, 2))}_{i}"
+            for i in range(max(count // 100, 8))]
     return functions, aoti
 
 
@@ -142,7 +155,8 @@ def write_torch_sources(directory, functions, aoti, chunk=2500):
                 text.append(f"namespace {namespace} {{ int64_t {name}({', '.join(params)}) "
                             "{ return 0; } }")
             if library == "torch_cpu" and start == 0:
-                text += [f'extern "C" int32_t {name}(void*, int64_t) {{ return 0; }}' for name in aoti]
+                text += [f'extern "C" int32_t {name}(void*, int64_t) {{ return 0; }}'
+                         for name in aoti]
             source = directory / f"{library}_{start // chunk}.cpp"
             source.write_text("\n".join(text) + "\n")
             units[library].append(source)
@@ -150,12 +164,13 @@ def write_torch_sources(directory, functions, aoti, chunk=2500):
 
 
 def build_torches(software, count, seed, jobs):
-    """The two torch prefixes; returns (functions, aoti, removed indices, removed aoti)."""
+    """The two torch prefixes; returns (functions, aoti names, indices of the
+    functions the candidate lacks, the aoti function it lacks)."""
     rng = random.Random(seed)
     functions, aoti = torch_functions(count, rng)
     removed = set(rng.sample([f[0] for f in functions if f[1] == "torch_cpu"],
                              max(count // 200, 2)))
-    removed_aoti = {aoti[0]}
+    removed_aoti = aoti[0]  # what an "API change" dependent imports
     compiles, links = [], []
     for abi, version in ((0, "2.7.1-abi0"), (1, "2.7.1-abi1")):
         prefix = software / "PyTorch" / version
@@ -167,7 +182,7 @@ def build_torches(software, count, seed, jobs):
             "Metadata-Version: 2.1\nName: torch\nVersion: 2.7.1\n")
         (prefix / K_SITE / "torch" / "__init__.py").write_text("# fake torch\n")
         mine = functions if abi == 0 else [f for f in functions if f[0] not in removed]
-        units = write_torch_sources(build, mine, aoti if abi == 0 else aoti[1:])
+        units = write_torch_sources(build, mine, [a for a in aoti if abi == 0 or a != removed_aoti])
         flags = ["-O0", "-g0", "-fPIC", f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
         objects = {}
         for library, sources in units.items():
@@ -227,7 +242,7 @@ def plan_dependents(args, names, functions, aoti, removed, removed_aoti, current
     rng = random.Random(args.seed + 1)
     cxx_pool = sorted(names)  # indices of every C++ function (both libraries)
     takes_string = {f[0]: f[5] for f in functions}
-    kept_aoti = [a for a in aoti if a not in removed_aoti]
+    kept_aoti = [a for a in aoti if a != removed_aoti]
     with_elf = [i for i in range(args.dependents) if role_of(i) != "python"]
     base, extra = divmod(args.elf_files, max(len(with_elf), 1))
     plans, jobs = [], []
@@ -251,7 +266,7 @@ def plan_dependents(args, names, functions, aoti, removed, removed_aoti, current
                 torch = rng.sample(kept_aoti, rng.randint(min(20, len(kept_aoti)),
                                                           min(100, len(kept_aoti))))
                 if role == "api" and k == 0:
-                    torch.append(sorted(removed_aoti)[0])
+                    torch.append(removed_aoti)
             others = rng.sample(K_OTHER_IMPORTS, rng.randint(10, len(K_OTHER_IMPORTS)))
             own = [f"_ZN{len(pkg)}{pkg}3ops{len(f'kernel_{j}')}kernel_{j}Eld"
                    for j in range(rng.randint(20, 800))]
@@ -290,7 +305,7 @@ def generate(args, work):
     """The tree under work/, reused when its parameters match."""
     gcc = first_line(["gcc", "--version"])
     key_text = json.dumps([K_GENERATOR_VERSION, args.torch_symbols, args.dependents, args.elf_files,
-                           args.min_imports, args.max_imports, args.seed, gcc])
+                           args.min_imports, args.max_imports, args.seed, gcc, str(work)])
     tree = work / f"swapcheck-tree-{hashlib.sha256(key_text.encode()).hexdigest()[:12]}"
     manifest = tree / "manifest.json"
     if manifest.is_file() and not args.regenerate:
@@ -335,7 +350,7 @@ def generate(args, work):
 K_EXPECT = 'want=$1; shift; "$@"; code=$?; [ "$code" -eq "$want" ] && exit 0; ' \
            'echo "exit $code, expected $want" >&2; exit 1'
 K_READELF_LOOP = 'while IFS= read -r f; do readelf --dyn-syms -W "$f" || exit; done < "$1"'
-SIDES = ("wheelmod", "torches only", "nm", "readelf")
+SIDES = ("wheelmod", "same torch", "torches only", "nm", "readelf")
 
 
 class Runner:
@@ -348,16 +363,20 @@ class Runner:
         listing = scratch / "files.txt"
         listing.write_text("".join(f"{p}\n" for p in self.files))
         (scratch / "empty").mkdir()
+        same_fails = any(p["role"] in ("pin", "rpath") for p in facts["plans"])
         swapcheck = [args.wheelmod, "swapcheck", "--current", self.current,
                      "--candidate", self.candidate, "--format", "json", "--dependents"]
         self.commands = {
             "wheelmod": ["/bin/sh", "-c", K_EXPECT, "sh", "6", *swapcheck, software],
+            "same torch": ["/bin/sh", "-c", K_EXPECT, "sh", "6" if same_fails else "0",
+                           *swapcheck[:5], self.current,
+                           *swapcheck[6:], software],
             "torches only": ["/bin/sh", "-c", K_EXPECT, "sh", "0", *swapcheck, scratch / "empty"],
             "nm": ["nm", "-D", *self.files],
             "readelf": ["/bin/sh", "-c", K_READELF_LOOP, "sh", listing]}
         self.samples = {side: [] for side in SIDES}
         self.symbols = None  # from nm's output in the first round
-        self.json_facts = None
+        self.json_facts = {}
 
     def run(self, side):
         directory = self.scratch / side.replace(" ", "-")
@@ -371,8 +390,8 @@ class Runner:
             out = self.run(side)
             if not check:
                 continue
-            if side == "wheelmod":
-                self.json_facts = check_report(out, self.tree, self.facts)
+            if side in ("wheelmod", "same torch"):
+                self.json_facts[side] = check_report(out, self.tree, self.facts, side != "wheelmod")
             elif side == "nm":
                 self.symbols = count_symbols(out, self.files)
             elif side == "readelf":
@@ -382,13 +401,16 @@ class Runner:
                                      f"{len(self.files)} files")
 
 
-def check_report(out, tree, facts):
-    """Every verdict, reason count and import count as generated."""
+def check_report(out, tree, facts, same):
+    """Every verdict, reason count and import count as generated; `same`:
+    the current torch given as the candidate too."""
     text = out.read_text()
     report = json.loads(text)
     problems = []
-    want = {"ok": False, "current cxx11_abi": False, "candidate cxx11_abi": True,
-            "current exported_symbols": facts["current_exports"], "dependents": len(facts["plans"])}
+    want = {"ok": False, "current cxx11_abi": False, "candidate cxx11_abi": not same,
+            "current exported_symbols": facts["current_exports"],
+            # the other torch is no longer skipped: one dependent more, left unchecked
+            "dependents": len(facts["plans"]) + same}
     got = {"ok": report["ok"], "current cxx11_abi": report["current"]["cxx11_abi"],
            "candidate cxx11_abi": report["candidate"]["cxx11_abi"],
            "current exported_symbols": report["current"]["exported_symbols"],
@@ -400,20 +422,26 @@ def check_report(out, tree, facts):
         if dependent is None:
             problems.append(f"{plan['prefix']}: not in the report")
             continue
+        expected = dict(plan)
+        if same:  # only the pin and the RPATH remain
+            expected["reasons"] = {k: v for k, v in plan["reasons"].items()
+                                   if k in ("pin", "RPATH into the current prefix")}
+            expected["verdict"] = {"python": "safe", "pin": "breaks",
+                                   "rpath": "relink needed"}.get(plan["role"], "compatible")
+        expected["projects"] = [f"pkg{index:02d} 1.0"]
         reasons = dict(collections.Counter(r["kind"] for r in dependent["reasons"]))
-        for key, value in (("verdict", plan["verdict"]), ("elf_files", plan["elf_files"]),
-                           ("torch_imports", plan["torch_imports"]),
-                           ("stable_abi", plan["stable_abi"]), ("reasons", plan["reasons"]),
-                           ("projects", [f"pkg{index:02d} 1.0"])):
+        for key in ("verdict", "elf_files", "torch_imports", "stable_abi", "reasons", "projects"):
             seen = reasons if key == "reasons" else dependent[key]
-            if seen != value:
-                problems.append(f"{plan['prefix']} ({plan['role']}): {key} {seen}, expected {value}")
+            if seen != expected[key]:
+                case = plan["role"] + (", same torch" if same else "")
+                problems.append(f"{plan['prefix']} ({case}): {key} {seen}, "
+                                f"expected {expected[key]}")
     if problems:
         raise BenchError("wheelmod swapcheck's report differs from the generated tree:\n  "
                          + "\n  ".join(problems[:20]))
-    return {"bytes": len(text.encode()), "reasons": sum(len(d["reasons"]) for d in report["dependents"]),
-            "verdicts": collections.Counter(d["verdict"] for d in report["dependents"]),
-            "candidate_exports": report["candidate"]["exported_symbols"]}
+    return {"bytes": len(text.encode()),
+            "reasons": sum(len(d["reasons"]) for d in report["dependents"]),
+            "verdicts": collections.Counter(d["verdict"] for d in report["dependents"])}
 
 
 def count_symbols(out, files):
@@ -433,38 +461,40 @@ def count_symbols(out, files):
 def report(args, runner):
     samples, symbols, said = runner.samples, runner.symbols, runner.json_facts
     files, total = len(runner.files), sum(symbols.values())
+    from_torch = sum(p["torch_imports"] for p in runner.facts["plans"])
     main_runs, nm_runs = samples["wheelmod"], samples["nm"]
     over_nm = median(main_runs) / median(nm_runs)
     rss = max(s.rss_kib for s in main_runs) / 1024
-    ok = over_nm <= K_NM_FACTOR and rss < K_RSS_TARGET_MIB
-    rows = (("wheelmod swapcheck --format json", "wheelmod",
-             f"<= {K_NM_FACTOR:g}x nm -D, RSS < {K_RSS_TARGET_MIB} MiB: {verdict(ok)}"),
+    rows = (("wheelmod swapcheck ABI 0 -> 1 --format json", "wheelmod",
+             f"<= {K_NM_FACTOR:g}x nm -D: {verdict(over_nm <= K_NM_FACTOR)}, RSS < "
+             f"{K_RSS_TARGET_MIB} MiB: {verdict(rss < K_RSS_TARGET_MIB)}"),
+            ("wheelmod swapcheck, candidate = current", "same torch", ""),
             ("wheelmod swapcheck, no dependents (2 torches)", "torches only", ""),
             ("nm -D, every file in one process", "nm", ""),
-            (f"readelf --dyn-syms -W, one process per file", "readelf", ""))
+            ("readelf --dyn-syms -W, one process per file", "readelf", ""))
     title = f"swapcheck {args.dependents} dependents, {files} ELF files"
     print(f"\n{title:48} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8} {'ratio':>6}   target")
     for label, side, target in rows:
         runs = samples[side]
-        ratio = median(runs) / median(main_runs)
         print(f"  {label:46} {median(runs):8.3f} {median(runs, 'cpu'):8.3f} "
-              f"{max(s.rss_kib for s in runs) / 1024:8.1f} {ratio:5.2f}x   {target}".rstrip())
-    print("  ratio: each side's median wall time over wheelmod's (< 1: faster than wheelmod)")
+              f"{max(s.rss_kib for s in runs) / 1024:8.1f} {median(runs) / median(main_runs):5.2f}x"
+              f"   {target}".rstrip())
+    print("  ratio: each side's median wall time over wheelmod's first row's")
     paired = sorted(w.wall / n.wall for w, n in zip(main_runs, nm_runs))
     print(f"  wheelmod / nm -D: {over_nm:.2f} (per round {paired[0]:.2f} to {paired[-1]:.2f}), "
-          f"target <= {K_NM_FACTOR:g}: {verdict(over_nm <= K_NM_FACTOR)}")
-    print(f"  symbols read: {total:,} dynamic symbols: the torches export "
-          f"{symbols['torch', 'defined']:,} (2 builds; {symbols['torch', 'undefined']:,} imports), "
-          f"the dependents import {symbols['dependents', 'undefined']:,} (of them "
-          f"{sum(p['torch_imports'] for p in runner.facts['plans']):,} from torch) and export "
+          f"target <= {K_NM_FACTOR:g}")
+    print(f"  symbols read: {total:,} dynamic symbols; the torches export "
+          f"{symbols['torch', 'defined']:,} (2 builds), the dependents import "
+          f"{symbols['dependents', 'undefined']:,} ({from_torch:,} from torch) and export "
           f"{symbols['dependents', 'defined']:,}")
     for label, side in (("wheelmod", "wheelmod"), ("nm -D", "nm"), ("readelf loop", "readelf")):
         wall = median(samples[side])
         print(f"  throughput, {label}: {files / wall:,.0f} ELF files/s, {total / wall / 1e6:.2f} M "
               "symbols/s")
-    verdicts = ", ".join(f"{n} {v}" for v, n in sorted(said["verdicts"].items()))
-    print(f"  wheelmod's report: {verdicts}; {said['reasons']:,} reasons, "
-          f"{said['bytes'] / K_MIB:.1f} MiB of JSON")
+    for side, label in (("wheelmod", "ABI 0 -> 1"), ("same torch", "candidate = current")):
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(said[side]["verdicts"].items()))
+        print(f"  wheelmod's report, {label}: {verdicts}; {said[side]['reasons']:,} reasons, "
+              f"{said[side]['bytes'] / K_MIB:.1f} MiB of JSON")
 
 
 def run(args, work_parent):
@@ -479,8 +509,8 @@ def run(args, work_parent):
           f"{first_line(['gcc', '--version'])}")
     with tempfile.TemporaryDirectory(prefix="bench-swapcheck-", dir=work_parent) as scratch:
         runner = Runner(args, tree, facts, Path(scratch))
-        print(f"rounds: {args.runs}, each: wheelmod swapcheck, the same without dependents, "
-              f"nm -D, readelf loop ({len(runner.files)} files)")
+        print(f"rounds: {args.runs}, each: wheelmod swapcheck (ABI 0 -> 1, then 0 -> 0, then no "
+              f"dependents), nm -D, readelf loop ({len(runner.files)} files)")
         if not args.smoke:  # warm up: the page cache, the dynamic loader's
             runner.round(False)
             runner.samples = {side: [] for side in SIDES}
@@ -505,7 +535,8 @@ def main():
                              "tenth more, aoti_torch_* a hundredth)")
     parser.add_argument("--min-imports", type=int, default=200)
     parser.add_argument("--max-imports", type=int, default=2000,
-                        help="torch functions each C++ extension module imports (default 200-2,000)")
+                        help="torch functions each C++ extension module imports "
+                             "(default 200-2,000)")
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--regenerate", action="store_true", help="rebuild the cached tree")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
