@@ -1,6 +1,6 @@
 #include "swap/module_alias.hpp"
+#include "swap/swapcheck.hpp"
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <system_error>
@@ -15,13 +15,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view k_previous = "-- wheelmod swap: previous ";
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::pair<std::string, std::string> split_module(const std::string& module) {
   const auto slash = module.find('/');

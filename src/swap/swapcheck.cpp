@@ -3,8 +3,6 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <unordered_map>
 
@@ -22,13 +20,6 @@ namespace wheelmod::swap {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A demangled name with the two std::string spellings made one, so that a
 // function exported under the other C++ ABI is recognised as the same one.

@@ -16,13 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The version torch's own METADATA gives (torch-X.dist-info).
 std::string torch_version(const fs::path& site) {
   std::error_code error;
@@ -58,6 +51,13 @@ std::optional<int> cuda_major_of(const TorchInstall& torch) {
 }
 
 }  // namespace
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 TorchInstall read_torch_install(const fs::path& given) {
   TorchInstall torch;

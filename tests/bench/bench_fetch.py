@@ -100,7 +100,10 @@ def free_port():
 
 class Nginx:
     """nginx serving `root` on 127.0.0.1, state under `state`; a context
-    manager, so it stops however the benchmark ends."""
+    manager, so it stops however the benchmark ends. Subclasses change the
+    configuration through `conf_template` (same placeholders)."""
+
+    conf_template = NGINX_CONF
 
     def __init__(self, binary, root, state, probe):
         self.binary, self.root, self.state, self.probe = binary, root, state, probe
@@ -116,8 +119,8 @@ class Nginx:
         for _ in range(5):  # another process may take the probed port first
             self.port = free_port()
             conf = self.state / "nginx.conf"
-            conf.write_text(NGINX_CONF.format(state=self.state, root=self.root, port=self.port,
-                                              user=user))
+            conf.write_text(self.conf_template.format(state=self.state, root=self.root,
+                                                      port=self.port, user=user))
             self.process = subprocess.Popen(
                 [self.binary, "-c", str(conf), "-p", str(self.state), "-e", str(error_log)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from bench_fetch import Nginx as PlainNginx, die_with_parent, free_port
+from bench_fetch import Nginx as PlainNginx
 from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_line, fs_type,
                            load_average, machine_line, median, prctl, run_one, verdict)
 
@@ -176,24 +176,7 @@ class Nginx(PlainNginx):
     """bench_fetch's nginx, with an index file, text/html pages and an
     access log of every request (method, path, status, body bytes)."""
 
-    def __enter__(self):
-        self.state.mkdir(parents=True, exist_ok=True)
-        user = "user root;" if os.geteuid() == 0 else ""  # see bench_fetch.Nginx
-        error_log = self.state / "error.log"
-        for _ in range(5):  # another process may take the probed port first
-            self.port = free_port()
-            conf = self.state / "nginx.conf"
-            conf.write_text(NGINX_CONF.format(state=self.state, root=self.root, port=self.port,
-                                              user=user))
-            self.process = subprocess.Popen(
-                [self.binary, "-c", str(conf), "-p", str(self.state), "-e", str(error_log)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                preexec_fn=die_with_parent)
-            if self.wait_ready():
-                return self
-            self.stop()
-        log = error_log.read_text(errors="replace")[-2000:] if error_log.exists() else ""
-        raise BenchError(f"nginx did not start on 127.0.0.1:\n{log}")
+    conf_template = NGINX_CONF
 
 
 @dataclass

@@ -10,7 +10,6 @@ files, throttled transfers and failures. Every scenario checks the exit
 code, what is in the destination (nothing half-written, no .part where a
 file was finished) and the SHA-256 of what arrived, computed here.
 """
-import hashlib
 import json
 import os
 import shutil
@@ -21,17 +20,9 @@ import tempfile
 import time
 import urllib.request
 
-from scenario_support import check, run_expecting, scenario_main
+from scenario_support import check, run_expecting, scenario_main, sha256_of
 
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def read_text(path):

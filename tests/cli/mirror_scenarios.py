@@ -25,7 +25,7 @@ import time
 import zipfile
 from urllib.parse import unquote
 
-from scenario_support import check, run_expecting, scenario_main
+from scenario_support import check, run_expecting, scenario_main, sha256_of
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPEC = """\
@@ -61,14 +61,6 @@ http {{
   }}
 }}
 """
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class Anchors(html.parser.HTMLParser):

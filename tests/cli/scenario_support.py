@@ -2,6 +2,7 @@
 that parses the common options, runs one named scenario and maps the result
 to an exit code (0 ok, 1 failed)."""
 import argparse
+import hashlib
 import subprocess
 
 
@@ -12,6 +13,15 @@ class Failure(Exception):
 def check(condition, message):
     if not condition:
         raise Failure(message)
+
+
+def sha256_of(path):
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def run_expecting(command, expect=0, timeout=120, env=None):
