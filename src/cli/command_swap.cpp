@@ -31,7 +31,7 @@ void print_verdicts(const swap::SwapcheckReport& report, std::ostream& out) {
   for (const auto& d : report.dependents) {
     out << "  " << swap::verdict_text(d.verdict) << (d.fixed ? " (RPATH fixed)" : "") << "  "
         << (d.projects.empty() ? d.prefix.string() : d.projects.front()) << "\n";
-    for (const auto& r : d.reasons) out << "      " << r.kind << ": " << r.detail << "\n";
+    for (const auto& r : d.reasons) out << "      " << r.kind << ": " << swap::describe(r, 3) << "\n";
   }
 }
 

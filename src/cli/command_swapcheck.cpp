@@ -2,6 +2,7 @@
 // every package installed on top of torch A, whether it survives a swap to
 // torch B (safe, compatible, relink needed, breaks — with every reason);
 // --fix re-points RPATH entries into A at B where that is all it takes.
+#include <iomanip>
 #include <memory>
 #include <ostream>
 
@@ -26,6 +27,9 @@ struct SwapcheckOptions {
   OutputFormat format = OutputFormat::text;
 };
 
+// Symbols named per reason in text and markdown; --format json lists all.
+constexpr std::size_t k_symbols_shown = 3;
+
 std::string abi_text(const std::optional<bool>& abi) {
   return abi ? (*abi ? "1" : "0") : "unknown";
 }
@@ -49,7 +53,11 @@ nlohmann::json to_json(const swap::SwapcheckReport& report) {
   nlohmann::json dependents = nlohmann::json::array();
   for (const auto& d : report.dependents) {
     nlohmann::json reasons = nlohmann::json::array();
-    for (const auto& r : d.reasons) reasons.push_back({{"kind", r.kind}, {"file", r.file}, {"detail", r.detail}});
+    for (const auto& r : d.reasons) {
+      nlohmann::json reason{{"kind", r.kind}, {"file", r.file}, {"detail", r.detail}};
+      if (!r.symbols.empty()) reason["symbols"] = r.symbols;
+      reasons.push_back(std::move(reason));
+    }
     dependents.push_back({{"prefix", d.prefix.string()},
                           {"projects", d.projects},
                           {"verdict", std::string(swap::verdict_text(d.verdict))},
@@ -78,13 +86,15 @@ void render(const swap::SwapcheckReport& report, bool markdown, std::ostream& ou
     if (d.fixed) verdict += " (RPATH fixed)";
     if (markdown) {
       std::string why;
-      for (const auto& r : d.reasons) why += (why.empty() ? "" : "<br>") + r.kind + ": " + r.detail;
+      for (const auto& r : d.reasons)
+        why += (why.empty() ? "" : "<br>") + r.kind + ": " + swap::describe(r, k_symbols_shown);
       out << "| " << name << " | " << verdict << " | " << why << " |\n";
       continue;
     }
     out << verdict << "  " << name << "  (" << d.prefix.string() << ")\n";
     for (const auto& r : d.reasons)
-      out << "    " << r.kind << ": " << r.detail << (r.file.empty() ? "" : "  [" + r.file + "]") << "\n";
+      out << "    " << r.kind << ": " << swap::describe(r, k_symbols_shown)
+          << (r.file.empty() ? "" : "  [" + r.file + "]") << "\n";
   }
   std::size_t bad = 0;
   for (const auto& d : report.dependents)
@@ -101,7 +111,7 @@ void run_swapcheck(const SwapcheckOptions& options, CommandContext& context) {
   const auto report = swap::swapcheck(options.current, options.candidate, dependents,
                                       options.fix ? swap::FixRpath::yes : swap::FixRpath::no);
   if (options.format == OutputFormat::json)
-    context.out << to_json(report).dump(2) << '\n';
+    context.out << std::setw(2) << to_json(report) << '\n';  // streamed, not built as one string
   else
     render(report, options.format == OutputFormat::markdown, context.out);
   if (!report.ok())

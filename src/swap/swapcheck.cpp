@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <system_error>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "core/errors.hpp"
 #include "elf/elf_file.hpp"
@@ -23,8 +23,7 @@ namespace {
 
 // A demangled name with the two std::string spellings made one, so that a
 // function exported under the other C++ ABI is recognised as the same one.
-std::string abi_neutral(const std::string& mangled) {
-  std::string text = elf::demangle(mangled);
+std::string abi_neutral(std::string text) {
   for (const std::string_view long_form :
        {"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
         "std::basic_string<char, std::char_traits<char>, std::allocator<char> >"}) {
@@ -61,8 +60,8 @@ class Checker {
  public:
   Checker(const TorchInstall& current, const TorchInstall& candidate, FixRpath fix)
       : m_current(current), m_candidate(candidate), m_fix(fix) {
-    for (const auto& [name, library] : candidate.exports)
-      if (name.starts_with("_Z")) m_candidate_neutral.try_emplace(abi_neutral(name), name);
+    for (const auto& [name, version] : candidate.exports)
+      if (name.starts_with("_Z")) m_candidate_neutral.insert(abi_neutral(elf::demangle(name)));
   }
 
   DependentResult check(const fs::path& prefix) {
@@ -77,7 +76,7 @@ class Checker {
       const auto info = elf::read_dynamic(file);
       if (!info) continue;
       const auto relative = file.lexically_relative(prefix).string();
-      imports_cxx |= check_symbols(file, relative, *info, result);
+      imports_cxx |= check_symbols(file, relative, result);
       check_libraries(relative, *info, result);
       if (auto fixed = check_search_path(relative, *info, result)) relinks.emplace_back(file, *fixed);
     }
@@ -124,34 +123,39 @@ class Checker {
   }
 
   // Returns whether the file imports C++ (mangled) symbols from torch.
-  bool check_symbols(const fs::path& file, const std::string& relative, const elf::DynamicInfo& info,
-                     DependentResult& result) {
-    (void)info;
+  // Symbols the candidate lacks are gathered into one reason per kind.
+  bool check_symbols(const fs::path& file, const std::string& relative, DependentResult& result) {
     bool cxx = false;
+    std::vector<std::string> other_abi, missing, wrong_version;
     for (const auto& symbol : elf::read_dynamic_symbols(file).imported) {
       if (!m_current.exports.contains(symbol.name)) continue;
       ++result.torch_imports;
-      cxx |= symbol.name.starts_with("_Z");
-      if (m_candidate.exports.contains(symbol.name)) {
+      const bool mangled = symbol.name.starts_with("_Z");
+      cxx |= mangled;
+      if (const auto found = m_candidate.exports.find(symbol.name); found != m_candidate.exports.end()) {
         // A versioned import binds only to that version (gABI symbol versioning).
-        const auto version = m_candidate.export_versions.find(symbol.name);
-        const auto candidate_version =
-            version == m_candidate.export_versions.end() ? std::string() : version->second;
-        if (!symbol.version || *symbol.version == candidate_version) continue;
-        result.reasons.push_back({"API change", relative,
-                                  elf::demangle(symbol.name) + " is needed at version " + *symbol.version +
-                                      ", the candidate exports " +
-                                      (candidate_version.empty() ? "it unversioned" : candidate_version)});
+        if (!symbol.version || *symbol.version == found->second) continue;
+        wrong_version.push_back(elf::demangle(symbol.name) + " (needed at version " + *symbol.version +
+                                ", the candidate has " +
+                                (found->second.empty() ? "it unversioned" : found->second) + ")");
         continue;
       }
-      const bool other_abi =
-          symbol.name.starts_with("_Z") && m_candidate_neutral.contains(abi_neutral(symbol.name));
-      result.reasons.push_back({other_abi ? "C++ ABI mismatch" : "API change", relative,
-                                elf::demangle(symbol.name) +
-                                    (other_abi ? " (the candidate has it for the other "
-                                                 "_GLIBCXX_USE_CXX11_ABI)"
-                                               : " is not in the candidate's libraries")});
+      auto readable = elf::demangle(symbol.name);
+      if (mangled && m_candidate_neutral.contains(abi_neutral(readable)))
+        other_abi.push_back(std::move(readable));
+      else
+        missing.push_back(std::move(readable));
     }
+    const auto add = [&](std::vector<std::string>& symbols, const char* kind, const std::string& what) {
+      if (symbols.empty()) return;
+      const auto count = symbols.size();
+      result.reasons.push_back({kind, relative,
+                                std::to_string(count) + (count == 1 ? " symbol " : " symbols ") + what,
+                                std::move(symbols)});
+    };
+    add(other_abi, "C++ ABI mismatch", "the candidate has only for the other _GLIBCXX_USE_CXX11_ABI");
+    add(missing, "API change", "not in the candidate's libraries");
+    add(wrong_version, "API change", "at another symbol version in the candidate");
     return cxx;
   }
 
@@ -207,7 +211,7 @@ class Checker {
   const TorchInstall& m_current;
   const TorchInstall& m_candidate;
   FixRpath m_fix;
-  std::unordered_map<std::string, std::string> m_candidate_neutral;  // ABI-neutral -> mangled
+  std::unordered_set<std::string> m_candidate_neutral;  // the candidate's C++ exports, ABI-neutral
 };
 
 bool is_prefix(const fs::path& directory) {
@@ -229,6 +233,14 @@ std::string_view verdict_text(Verdict verdict) {
     case Verdict::breaks: return "breaks";
   }
   return "breaks";
+}
+
+std::string describe(const Reason& reason, std::size_t shown) {
+  std::string text = reason.detail;
+  const auto& symbols = reason.symbols;
+  for (std::size_t i = 0; i < symbols.size() && i < shown; ++i) text += (i == 0 ? ": " : "; ") + symbols[i];
+  if (symbols.size() > shown) text += " and " + std::to_string(symbols.size() - shown) + " more";
+  return text;
 }
 
 bool SwapcheckReport::ok() const {

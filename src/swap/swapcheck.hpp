@@ -8,10 +8,10 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace wheelmod::swap {
@@ -21,10 +21,10 @@ struct TorchInstall {
   std::filesystem::path prefix;
   std::filesystem::path torch_lib;  // site-packages/torch/lib
   std::string version;              // 2.7.1+cu126 (torch's METADATA)
-  /// Every symbol its libraries export, name -> the library (file name) that defines it.
-  std::map<std::string, std::string> exports;
-  /// The GNU symbol version of each export that has one (name -> version).
-  std::map<std::string, std::string> export_versions;
+  /// Every symbol its libraries export at a default version, name -> its
+  /// GNU symbol version ("" when unversioned). Hashed: each dependent's
+  /// imports are looked up here, hundreds of thousands of lookups per scan.
+  std::unordered_map<std::string, std::string> exports;
   std::set<std::string> libraries;  // sonames (or file names) in torch/lib
   std::set<std::string> needed;     // what those libraries need (libcudnn.so.9, ...)
   std::optional<bool> cxx11_abi;    // from the mangling of its std::string functions
@@ -45,8 +45,15 @@ std::string_view verdict_text(Verdict verdict);
 struct Reason {
   std::string kind;    // "C++ ABI mismatch", "API change", "pin", "CUDA major", "library not provided", "RPATH into the current prefix"
   std::string file;    // the ELF file or dist-info it concerns, relative to the dependent's prefix
-  std::string detail;  // the symbol (demangled), the requirement, the library, the entry
+  std::string detail;  // what is wrong: the requirement, the library, the entry, how many symbols
+  /// For the symbol kinds: one reason per file and kind, naming every
+  /// symbol (demangled) in import order. An extension built against the
+  /// other C++ ABI misses thousands; one line each would drown the report.
+  std::vector<std::string> symbols{};
 };
+
+/// The detail with the first `shown` symbols named, and how many more.
+std::string describe(const Reason& reason, std::size_t shown);
 
 struct DependentResult {
   std::filesystem::path prefix;

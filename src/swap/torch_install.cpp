@@ -30,9 +30,9 @@ std::string torch_version(const fs::path& site) {
 
 // std::string in a mangled name: `Ss` (the pre-C++11 COW string, ABI 0) or
 // `NSt7__cxx1112basic_string…` (ABI 1). GCC's libstdc++ "Dual ABI" manual.
-std::optional<bool> cxx11_abi_of(const std::map<std::string, std::string>& exports) {
+std::optional<bool> cxx11_abi_of(const std::unordered_map<std::string, std::string>& exports) {
   bool old_string = false;
-  for (const auto& [name, library] : exports) {
+  for (const auto& [name, version] : exports) {
     if (!name.starts_with("_Z")) continue;
     if (name.find("St7__cxx11") != std::string::npos) return true;
     if (name.find("Ss") != std::string::npos) old_string = true;
@@ -76,9 +76,7 @@ TorchInstall read_torch_install(const fs::path& given) {
     torch.libraries.insert(file.filename().string());
     torch.needed.insert(info->needed.begin(), info->needed.end());
     for (const auto& symbol : elf::read_dynamic_symbols(file).exported)
-      if (!symbol.hidden_version && torch.exports.try_emplace(symbol.name, file.filename().string()).second &&
-          symbol.version)
-        torch.export_versions.emplace(symbol.name, *symbol.version);
+      if (!symbol.hidden_version) torch.exports.try_emplace(symbol.name, symbol.version.value_or(""));
   }
   torch.cxx11_abi = cxx11_abi_of(torch.exports);
   torch.cuda_major = cuda_major_of(torch);

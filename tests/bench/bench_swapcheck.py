@@ -429,7 +429,10 @@ def check_report(out, tree, facts, same):
             expected["verdict"] = {"python": "safe", "pin": "breaks",
                                    "rpath": "relink needed"}.get(plan["role"], "compatible")
         expected["projects"] = [f"pkg{index:02d} 1.0"]
-        reasons = dict(collections.Counter(r["kind"] for r in dependent["reasons"]))
+        reasons = collections.Counter()  # a symbol reason names its symbols; the plan counts them
+        for r in dependent["reasons"]:
+            reasons[r["kind"]] += len(r.get("symbols", [])) or 1
+        reasons = dict(reasons)
         for key in ("verdict", "elf_files", "torch_imports", "stable_abi", "reasons", "projects"):
             seen = reasons if key == "reasons" else dependent[key]
             if seen != expected[key]:
@@ -441,6 +444,7 @@ def check_report(out, tree, facts, same):
                          + "\n  ".join(problems[:20]))
     return {"bytes": len(text.encode()),
             "reasons": sum(len(d["reasons"]) for d in report["dependents"]),
+            "symbols": sum(len(r.get("symbols", [])) for d in report["dependents"] for r in d["reasons"]),
             "verdicts": collections.Counter(d["verdict"] for d in report["dependents"])}
 
 
@@ -493,8 +497,8 @@ def report(args, runner):
               "symbols/s")
     for side, label in (("wheelmod", "ABI 0 -> 1"), ("same torch", "candidate = current")):
         verdicts = ", ".join(f"{n} {v}" for v, n in sorted(said[side]["verdicts"].items()))
-        print(f"  wheelmod's report, {label}: {verdicts}; {said[side]['reasons']:,} reasons, "
-              f"{said[side]['bytes'] / K_MIB:.1f} MiB of JSON")
+        print(f"  wheelmod's report, {label}: {verdicts}; {said[side]['reasons']:,} reasons naming "
+              f"{said[side]['symbols']:,} symbols, {said[side]['bytes'] / K_MIB:.1f} MiB of JSON")
 
 
 def run(args, work_parent):

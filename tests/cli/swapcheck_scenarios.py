@@ -74,7 +74,8 @@ def matrix(r):
         if "stable_abi_only" in case["reasons"]:
             check(got["stable_abi"], f"case {case['case']}: not recognised as stable-ABI only")
         if "cxx11_abi" in case["reasons"]:
-            symbols = " ".join(r["detail"] for r in got["reasons"] if r["kind"] == "C++ ABI mismatch")
+            symbols = " ".join(" ".join([r["detail"]] + r.get("symbols", []))
+                               for r in got["reasons"] if r["kind"] == "C++ ABI mismatch")
             check("parseSchemaOrName" in symbols, f"case {case['case']}: the symbol is not named: {symbols}")
         if dependent["extension"] is None:
             continue
