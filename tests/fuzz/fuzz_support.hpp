@@ -59,16 +59,18 @@ class MemoryFile {
 /// A directory of this process under /dev/shm (tmpfs), made once; for
 /// readers that need a real name (a wheel's file name, a config dir).
 inline const std::filesystem::path& scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    auto path = std::filesystem::path("/dev/shm") / ("wheelmod-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
+  // Never destroyed, so the exit handler that removes it can still read it.
+  static const auto* dir = [] {
+    auto* path = new std::filesystem::path(std::filesystem::path("/dev/shm") /
+                                           ("wheelmod-fuzz-" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*path);
     std::atexit([] {
       std::error_code ignored;
       std::filesystem::remove_all(scratch_dir(), ignored);
     });
     return path;
   }();
-  return dir;
+  return *dir;
 }
 
 }  // namespace wheelmod::fuzz

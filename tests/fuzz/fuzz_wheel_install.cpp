@@ -8,14 +8,37 @@
 #include "fuzz_support.hpp"
 #include "wheel/installer.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 
 using namespace wheelmod;
 namespace fs = std::filesystem;
 
+namespace {
+
+// The installer finds `<name>-<version>.dist-info` from the wheel's file
+// name; name the file after the first such directory in the archive's
+// bytes, so that inputs get past that check and into the entries.
+std::string wheel_name_for(std::string_view bytes) {
+  const auto marker = bytes.find(".dist-info/");
+  if (marker == std::string_view::npos) return "demo-1.0-py3-none-any.whl";
+  auto start = marker;
+  while (start > 0 && (std::isalnum(static_cast<unsigned char>(bytes[start - 1])) != 0 ||
+                       std::string_view("._+-").find(bytes[start - 1]) != std::string_view::npos))
+    --start;
+  const auto stem = std::string(bytes.substr(start, marker - start));
+  if (std::ranges::count(stem, '-') != 1) return "demo-1.0-py3-none-any.whl";
+  return stem + "-py3-none-any.whl";
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto base = fuzz::scratch_dir();
-  const auto wheel_file = base / "demo-1.0-py3-none-any.whl";
+  for (const auto& entry : fs::directory_iterator(base))
+    if (entry.path().extension() == ".whl") fs::remove(entry.path());
+  const auto wheel_file = base / wheel_name_for(fuzz::as_text(data, size));
   const auto root = base / "inside" / "prefix";
   {
     std::ofstream out(wheel_file, std::ios::binary | std::ios::trunc);
