@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages wheelmod needs to build and test.
 # Idempotent: prints nothing and touches nothing when everything is there.
-# Usage: scripts/install-deps.sh [build|test]   (default: test, a superset)
+# Usage: scripts/install-deps.sh [build|test|fuzz]   (default: test; fuzz
+# adds clang 16 and libFuzzer to the test packages)
 set -euo pipefail
 
 build_packages=(
@@ -33,8 +34,19 @@ test_packages=(
   python3-pycodestyle # the style check EasyBuild's --check-contrib runs on easyconfigs
 )
 
+fuzz_packages=(
+  clang-16            # libFuzzer needs clang; 16 is the oldest Debian 12 clang that compiles
+                      # libstdc++ 12's <expected> (CMakePresets.json, preset fuzz)
+  libclang-rt-16-dev  # libFuzzer and the sanitizer runtimes
+)
+
 packages=("${build_packages[@]}")
-if [ "${1:-test}" = test ]; then packages+=("${test_packages[@]}"); fi
+case "${1:-test}" in
+  build) ;;
+  test) packages+=("${test_packages[@]}") ;;
+  fuzz) packages+=("${test_packages[@]}" "${fuzz_packages[@]}") ;;
+  *) echo "error: unknown package set '$1'" >&2; echo "hint: build, test or fuzz" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
