@@ -52,6 +52,27 @@ void create_parent(const fs::path& file) {
   if (error) throw IoError(file.parent_path().string(), "cannot create: " + error.message());
 }
 
+// What a killed run leaves: write_if_changed's ".NAME.tmp-PID" beside a
+// page, a .metadata file or the manifest, which no later run would reuse
+// (another PID) or remove. The mirror's lock is held: no live run is filling
+// one.
+void remove_leftover_temporaries(const fs::path& dest) {
+  std::vector<fs::path> leftovers;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(dest, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_symlink(error) || !it->is_regular_file(error)) continue;
+    const std::string name = it->path().filename().string();
+    const auto at = name.rfind(".tmp-");
+    if (name.front() != '.' || at == std::string::npos || at == 0 || at + 5 == name.size())
+      continue;
+    if (std::all_of(name.begin() + static_cast<std::ptrdiff_t>(at + 5), name.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      leftovers.push_back(it->path());
+  }
+  for (const auto& file : leftovers) fs::remove(file, error);  // a later run tries again
+}
+
 bool present_with_size(const fs::path& file, std::uint64_t size) {
   std::error_code error;
   return fs::is_regular_file(file, error) && fs::file_size(file, error) == size && !error;
@@ -63,6 +84,7 @@ class Sync {
       : m_spec(spec), m_options(options), m_reporter(reporter), m_layout{options.dest} {}
 
   MirrorReport run() {
+    if (m_options.mode != MirrorMode::dry_run) remove_leftover_temporaries(m_options.dest);
     m_manifest = read_manifest(m_options.dest);
     for (const auto& [filename, entry] : m_manifest.files)
       m_managed.insert(entry.variants.begin(), entry.variants.end());

@@ -1,8 +1,10 @@
 #include "prefix/relink.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include "core/errors.hpp"
@@ -11,6 +13,38 @@
 namespace wheelmod::prefix {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// What a killed edit leaves behind: elf::SiblingCopy fills ".NAME.wheelmod-XXXXXX"
+// (mkstemp) beside NAME and renames it over NAME; SIGKILL before the rename
+// leaves the copy, often cut short. It is no library of the prefix: walking
+// it as one made every later relink fail on a "broken ELF file".
+bool is_edit_leftover(const fs::path& file) {
+  const std::string name = file.filename().string();
+  constexpr std::string_view marker = ".wheelmod-";
+  constexpr std::size_t random = 6;  // mkstemp's XXXXXX
+  if (name.size() < 2 + marker.size() + random || name.front() != '.') return false;
+  const std::size_t stem_end = name.size() - random - marker.size();
+  if (name.compare(stem_end, marker.size(), marker) != 0) return false;
+  if (!std::all_of(name.end() - random, name.end(),
+                   [](unsigned char c) { return std::isalnum(c) != 0; }))
+    return false;
+  std::error_code error;
+  return fs::exists(file.parent_path() / name.substr(1, stem_end - 1), error);
+}
+
+std::vector<fs::path> edit_leftovers(const fs::path& prefix) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(prefix, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error))
+    if (!it->is_symlink(error) && it->is_regular_file(error) && is_edit_leftover(it->path()))
+      found.push_back(it->path());
+  return found;
+}
+
+}  // namespace
 
 fs::path find_site_packages(const fs::path& prefix) {
   std::vector<fs::path> found;
@@ -37,6 +71,7 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
   for (auto it = fs::recursive_directory_iterator(prefix, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_symlink(error) || !it->is_regular_file(error)) continue;
+    if (is_edit_leftover(it->path())) continue;
     if (elf::is_elf(it->path())) files.push_back(it->path());
   }
   if (error) throw IoError(prefix.string(), "cannot walk the directory: " + error.message());
@@ -83,6 +118,17 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
           (files.size() > 1 ? " and " + std::to_string(files.size() - 1) + " more" : ""));
     throw error;
   }
+
+  // A killed relink's copies go before this one writes (nothing else edits
+  // the prefix meanwhile: relink runs once per prefix, install on a private
+  // staging directory).
+  if (!options.dry_run)
+    for (const auto& leftover : edit_leftovers(prefix)) {
+      std::error_code error;
+      if (!fs::remove(leftover, error) && error)
+        throw IoError(leftover.string(),
+                      "cannot remove a killed relink's copy: " + error.message());
+    }
 
   // Each edit takes microseconds (patchelf, when a path must grow, up to
   // seconds): no progress bar, a warning-free finish.

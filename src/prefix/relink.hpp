@@ -21,8 +21,9 @@ namespace wheelmod::prefix {
 std::filesystem::path find_site_packages(const std::filesystem::path& prefix);
 
 /// Every regular ELF file below `prefix`, in path order; symlinks are not
-/// followed (the file they name is visited under its own name). Throws
-/// IoError when the directory cannot be walked.
+/// followed (the file they name is visited under its own name); the partial
+/// copies a killed relink left (".NAME.wheelmod-XXXXXX" beside NAME) are
+/// skipped. Throws IoError when the directory cannot be walked.
 std::vector<std::filesystem::path> elf_files(const std::filesystem::path& prefix);
 
 struct RelinkOptions {
@@ -52,9 +53,9 @@ struct RelinkReport {
 
 /// Plans every file first; when any entry is unmapped (a library no
 /// installed module provides) throws CheckFailedError (exit 6) listing the
-/// packages and files, before anything is written. Then edits each file
-/// (nothing with dry_run). Throws IoError for unreadable or unwritable
-/// files.
+/// packages and files, before anything is written. Then removes the copies
+/// a killed relink left and edits each file (nothing with dry_run). Throws
+/// IoError for unreadable or unwritable files.
 RelinkReport relink_prefix(const std::filesystem::path& prefix, const RelinkOptions& options,
                            Reporter& reporter);
 
