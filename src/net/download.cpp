@@ -161,7 +161,7 @@ class Batch {
     // Resume only what this URL left: the validator is that server's word
     // for that file, and is meaningless for another.
     if (const auto leftover = find_leftover(request.destination);
-        leftover && leftover->info.url == request.url && leftover->bytes > 0 &&
+        leftover && leftover->info.url == mask_credentials(request.url) && leftover->bytes > 0 &&
         (!leftover->info.size || leftover->bytes <= *leftover->info.size)) {
       transfer->adopt_leftover(leftover->bytes, leftover->info.validator, leftover->info.size);
     } else {

@@ -21,6 +21,10 @@ namespace {
 
 using std::chrono::milliseconds;
 
+// The largest index page kept (decoded): PyPI's biggest project pages are
+// tens of MiB; a page that goes on past this is hostile or not a page.
+constexpr std::uint64_t k_max_page_bytes = 256ULL << 20U;
+
 std::string describe_status(const HttpResult& result) {
   return net::describe_status(result.status, result.reason);
 }
@@ -121,7 +125,8 @@ struct Fetcher::Impl {
     auto cached = cache ? cache->load(url, accept) : std::nullopt;
     HttpRequest request{.url = std::string(url),
                         .headers = {"Accept: " + std::string(accept)},
-                        .encoding = ContentEncoding::any};
+                        .encoding = ContentEncoding::any,
+                        .max_body = k_max_page_bytes};
     // RFC 9110 §13.1: revalidate what the cache holds; 304 = still valid.
     if (cached && !cached->etag.empty())
       request.headers.push_back("If-None-Match: " + cached->etag);

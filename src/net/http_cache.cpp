@@ -100,6 +100,11 @@ std::optional<CachedPage> PageCache::load(std::string_view url, std::string_view
 }
 
 void PageCache::store(std::string_view url, std::string_view accept, const CachedPage& page) const {
+  // No secrets on disk: libcurl's effective URL keeps the request's
+  // user:password. Unredirected, it is the URL load() is given again (kept
+  // as ""); a redirected page that carries credentials is not cached.
+  const bool redirected = page.effective_url != url;
+  if (redirected && mask_credentials(page.effective_url) != page.effective_url) return;
   std::error_code error;
   std::filesystem::create_directories(m_dir, error);
   if (error) return;
@@ -114,7 +119,7 @@ void PageCache::store(std::string_view url, std::string_view accept, const Cache
       {"etag", page.etag},
       {"last_modified", page.last_modified},
       {"content_type", page.content_type},
-      {"effective_url", page.effective_url},
+      {"effective_url", redirected ? page.effective_url : std::string()},
       {"stored_at", stored_at},
       {"size", static_cast<std::uint64_t>(page.body.size())},
       {"sha256", sha256_hex(page.body)},

@@ -35,8 +35,21 @@ HttpTransport::~HttpTransport() = default;
 
 namespace {
 
+// Where the body goes: the result, up to the request's limit. A body that
+// never ends (or a gzip bomb, counted decoded) must not take all memory.
+struct BodySink {
+  HttpResult* result;
+  std::uint64_t limit;
+  bool exceeded = false;
+};
+
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
-  static_cast<HttpResult*>(user)->body.append(data, size * count);
+  auto& sink = *static_cast<BodySink*>(user);
+  if (sink.limit != 0 && sink.result->body.size() + size * count > sink.limit) {
+    sink.exceeded = true;
+    return 0;  // CURLE_WRITE_ERROR
+  }
+  sink.result->body.append(data, size * count);
   return size * count;
 }
 
@@ -66,6 +79,7 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   auto& handle = state.handle;
   const auto& options = state.options;
   HttpResult result;
+  BodySink sink{.result = &result, .limit = request.max_body};
   CurlHeaderList headers;
   for (const auto& header : request.headers) headers.append(header);
 
@@ -78,7 +92,7 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   handle.set(CURLOPT_HTTPHEADER, headers.get(), "CURLOPT_HTTPHEADER");
   handle.set(CURLOPT_ERRORBUFFER, static_cast<char*>(state.error), "CURLOPT_ERRORBUFFER");
   handle.set(CURLOPT_WRITEFUNCTION, &on_body, "CURLOPT_WRITEFUNCTION");
-  handle.set(CURLOPT_WRITEDATA, static_cast<void*>(&result), "CURLOPT_WRITEDATA");
+  handle.set(CURLOPT_WRITEDATA, static_cast<void*>(&sink), "CURLOPT_WRITEDATA");
   handle.set(CURLOPT_HEADERFUNCTION, &on_header, "CURLOPT_HEADERFUNCTION");
   handle.set(CURLOPT_HEADERDATA, static_cast<void*>(&result), "CURLOPT_HEADERDATA");
   state.stall.restart();
@@ -97,6 +111,14 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   if (curl_easy_getinfo(handle.get(), CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK &&
       received > 0)
     result.received = static_cast<std::uint64_t>(received);
+  if (code != CURLE_OK && sink.exceeded) {
+    result.failure = TransportFailure::permanent;  // the same bytes would come again
+    result.failure_text = "the response is larger than " + std::to_string(request.max_body >> 20U) +
+                          " MiB, the most accepted here";
+    result.failure_hint = "the server is misbehaving, or the URL does not lead to an index page";
+    result.body.clear();
+    return result;
+  }
   if (code != CURLE_OK) {
     result.failure = state.stall.stalled() ? TransportFailure::transient : classify(code);
     if (state.stall.stalled() ||

@@ -25,6 +25,9 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   ContentEncoding encoding = ContentEncoding::any;
+  /// The most body bytes (after content decoding) to keep; 0 = no limit.
+  /// Past it the transfer is aborted: a permanent failure, not retried.
+  std::uint64_t max_body = 0;
 };
 
 struct HttpResult {

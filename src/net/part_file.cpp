@@ -70,7 +70,8 @@ std::optional<LeftoverPart> find_leftover(const fs::path& destination) {
 }
 
 void write_resume_info(const fs::path& destination, const ResumeInfo& info) {
-  nlohmann::json document{{"url", info.url}, {"validator", info.validator}};
+  // Masked: the sidecar lives in the user's --dest (download.cpp compares masked URLs).
+  nlohmann::json document{{"url", mask_credentials(info.url)}, {"validator", info.validator}};
   document["size"] = info.size ? nlohmann::json(*info.size) : nlohmann::json(nullptr);
   const auto final_path = resume_info_path(destination);
   const auto temporary = temporary_beside(final_path);

@@ -248,6 +248,17 @@ std::size_t Transfer::on_body(const char* data, std::size_t size) {
     if (m_target == BodyTarget::undecided) decide_body_target();
     if (m_abort) return 0;  // CURLE_WRITE_ERROR ends this attempt
     if (m_target == BodyTarget::discard) return size;
+    if (m_request.size && have() + size > *m_request.size) {
+      // No Content-Length (chunked) or none that was checked: the index's
+      // size still bounds what is written, so a body that never ends
+      // cannot fill the disk.
+      m_abort = IntegrityError(mask_credentials(m_request.url),
+                               "the server sends more than the " + std::to_string(*m_request.size) +
+                                   " bytes the index says",
+                               "the file on the server is not the one the index lists; if the "
+                               "index is stale, try again later");
+      return 0;
+    }
     for (std::size_t done = 0; done < size;) {
       const ssize_t n = ::write(m_part.get(), data + done, size - done);
       if (n < 0 && errno == EINTR) continue;

@@ -1,8 +1,11 @@
 #include "wheel/install_zip.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -31,6 +34,19 @@ std::string describe(int zip_code, int system_code) {
     throw IoError(archive, cause);
   }
   throw IntegrityError(archive, cause, "the wheel is damaged; download it again");
+}
+
+// libzip says ZIP_ER_NOZIP both for a file that is no zip and for a zip
+// whose end is cut off or whose directory records do not add up. A file
+// that begins with a local file header (APPNOTE 4.3.7) is the second kind.
+bool starts_like_a_zip(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char magic[4] = {};
+  const bool zip = ::read(fd, magic, sizeof magic) == sizeof magic &&
+                   std::memcmp(magic, "PK\x03\x04", sizeof magic) == 0;
+  ::close(fd);
+  return zip;
 }
 
 }  // namespace
@@ -62,6 +78,11 @@ ZipArchive::ZipArchive(const std::filesystem::path& path, ZipCheck check) : m_pa
   const int system_code = errno;
   switch (code) {
     case ZIP_ER_NOZIP:
+      if (starts_like_a_zip(m_path))
+        throw IntegrityError(m_path,
+                             "damaged zip archive: no consistent central directory (the file "
+                             "is truncated, or its directory records point past its end)",
+                             "the wheel is damaged or was crafted; download it again");
       throw UsageError(m_path, "not a zip archive, so not a wheel");
     case ZIP_ER_OPEN:
     case ZIP_ER_READ:

@@ -58,7 +58,7 @@ class ZipMemberReader {
 class ZipArchive {
  public:
   /// Opens `path` read-only. Throws UsageError when it is not a zip,
-  /// IntegrityError when it is inconsistent, IoError when it cannot be read.
+  /// IntegrityError when it is inconsistent or cut short, IoError when it cannot be read.
   ZipArchive(const std::filesystem::path& path, ZipCheck check);
   ~ZipArchive();
   ZipArchive(const ZipArchive&) = delete;

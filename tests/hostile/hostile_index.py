@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""A hostile index on 127.0.0.1, through `wheelmod resolve` and `wheelmod fetch`.
+
+    hostile_index.py --wheelmod BIN GROUP [--links N]
+
+The index is index_fixture.Work (a real HTTP/1.1 server in a thread) with
+one torch wheel that fits the target among whatever a case adds. Every run
+asserts the exit code and the one error paragraph, that nothing appears or
+changes in the work root but what the case allows (its --cache-dir and
+--dest), and a peak RSS bound.
+
+Groups:
+  pages        huge pages: N links (default 100,000; --links 1000000 for the
+               full measurement), a 100 MB attribute value, a page that never
+               ends, a gzip bomb
+  credentials  user:secret@ in --index: the secret never printed, in text,
+               JSON, or any error, nor stored in the cache or the destination
+(redirects and lengths: hostile_transfers.py)
+"""
+import base64
+import json
+import sys
+import zlib
+from pathlib import Path
+
+from hostile_server import closed_port
+from hostile_support import MIB, Suite, check, check_error, main_with_groups
+from index_fixture import (CAPPED_BUDGET_MIB, JSON_TYPE, PAGE_CAP, PAGE_PATH, SECRET, TARGET,
+                           WHEEL_NAME, WHEEL_PATH, Work, html, link, quiet_asan, run_cases,
+                           sha256, torch_wheel)
+
+
+# --- pages --------------------------------------------------------------------------------------
+
+def pages(args):
+    suite = Suite(args.wheelmod, "huge and endless index pages", "wheelmod resolve torch --index URL")
+    work = Work(suite)
+    work.serve_wheel()
+    env = quiet_asan()
+
+    def many_links():
+        # The wheel that fits, then N that do not (win32): all parsed, one chosen.
+        others = "".join(f'<a href="/f/torch-0.{i}-py3-none-win32.whl">x</a>\n'
+                         for i in range(args.links))
+        page = html(work.good_link(), others)
+        work.serve_page(page)
+        # Bound: the page (its body and the parser's input) twice, plus 3 KiB a link.
+        # Measured (100,000 links, 4.9 MiB): ASan without quarantine +220 MiB, 2.2 KiB
+        # a link; the release build 1.4 KiB a link (heaptrack: 670 B in
+        # index::LinkList::add, 600 B in the gumbo tree) - so 1,000,000 links (50 MiB)
+        # peak at 1.37 GB release, 2.8 GB ASan with quarantine, in 11 s / 106 s.
+        budget = 2 * len(page) // MIB + 3 * args.links // 1024 + 64
+        result = work.resolve("--no-deps", "--format", "json", budget=budget, env=env, timeout=280)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        return f"{args.links} links ({len(page) / MIB:.0f} MiB): {result.peak_rss_mib:.0f} MiB"
+
+    def huge_attribute():
+        value = "A" * (100 * 1000 * 1000)
+        page = html(link(f"{WHEEL_PATH}#sha256={sha256(work.wheel)}", f' data-junk="{value}"'))
+        work.serve_page(page)
+        # Bound: 4x the page + 64 MiB. The body (a string grown by doubling), the
+        # parser's copy of the value (grown the same way): ~3.3x measured, release
+        # and ASan without quarantine alike. A fifth copy fails it.
+        result = work.resolve("--no-deps", "--format", "json", budget=4 * len(page) // MIB + 64,
+                              env=env)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        return f"{len(page) / MIB:.0f} MiB page: {result.peak_rss_mib:.0f} MiB"
+
+    def endless():
+        # Regression case (src/net/http_transport.cpp): a page body had no limit, so a
+        # server that never ends its chunked body took memory until the OOM killer.
+        def forever(h):
+            block = link("/f/torch-0.0-py3-none-win32.whl").encode() * 4096
+            h.chunked(200, iter(lambda: block, None), content_type="text/html")
+        work.server.routes[PAGE_PATH] = forever
+        work.server.sent.clear()  # counted per path, across cases
+        result = work.resolve("--no-deps", budget=CAPPED_BUDGET_MIB, env=env)
+        check_error(result, 4, r"larger than 256 MiB", r"127\.0\.0\.1")
+        sent = work.server.sent.get(PAGE_PATH, 0)
+        check(sent < PAGE_CAP + 64 * MIB, f"the server got {sent} bytes out before wheelmod stopped")
+        return f"stopped after {sent / MIB:.0f} MiB sent, {result.peak_rss_mib:.0f} MiB"
+
+    def gzip_bomb():
+        # 1 GiB of spaces deflated to ~1 MiB: the cap counts decoded bytes.
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: a gzip wrapper
+        chunk = b" " * MIB
+        body = b"".join(compressor.compress(chunk) for _ in range(1024)) + compressor.flush()
+        work.serve_page(body, headers=[("Content-Encoding", "gzip")])
+        result = work.resolve("--no-deps", budget=CAPPED_BUDGET_MIB, env=env)
+        check_error(result, 4, r"larger than 256 MiB")
+        return f"{len(body) / MIB:.1f} MiB gzip refused, {result.peak_rss_mib:.0f} MiB"
+
+    def json_nesting():
+        # 1,000,000 nested arrays in a PEP 691 page beside the real file: a parser or
+        # a destructor that recurses per level would overflow the stack (SIGSEGV).
+        # Bound: 256 B a level + 64 MiB (measured: ~150 B a level under ASan).
+        depth = 1_000_000
+        files = [{"filename": WHEEL_NAME, "url": WHEEL_PATH,
+                  "hashes": {"sha256": sha256(work.wheel)}}]
+        body = (json.dumps({"meta": {"api-version": "1.1"}, "name": "torch", "files": files})
+                [:-1].encode() + b', "x": ' + b"[" * depth + b"]" * depth + b"}")
+        work.serve_page(body, JSON_TYPE)
+        result = work.resolve("--no-deps", "--format", "json", budget=depth * 256 // MIB + 64,
+                              env=env)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        return f"depth {depth}: {result.peak_rss_mib:.0f} MiB"
+
+    def html_nesting():
+        # 100,000 unclosed <div>s around the link: gumbo's tree is that deep.
+        depth = 100_000
+        page = html("<div>" * depth, work.good_link())
+        work.serve_page(page)
+        result = work.resolve("--no-deps", "--format", "json", budget=depth // 1024 + 64, env=env)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        return f"depth {depth}: {result.peak_rss_mib:.0f} MiB"
+
+    cases = [("links", many_links), ("attribute_100mb", huge_attribute),
+             ("json_nesting_1m", json_nesting), ("html_nesting_100k", html_nesting),
+             ("endless_page", endless), ("gzip_bomb", gzip_bomb)]
+    try:
+        run_cases(suite, cases)
+    finally:
+        work.close()
+    return suite.finish(f"a page of {args.links} links, one with a 100 MB attribute, JSON nested "
+                        "1,000,000 deep and HTML 100,000 deep parsed (the fitting wheel chosen) "
+                        "within their bounds; an endless page and a "
+                        "gzip bomb stopped at 256 MiB with exit 4")
+
+
+
+# --- credentials ------------------------------------------------------------------------------
+
+def leaks(text):
+    return SECRET in text or SECRET.replace("-", "%2D") in text
+
+
+def check_no_secret(result, directories, bodies=True):
+    """The password appears nowhere: not on stdout or stderr, not in any file the run
+    wrote (its --cache-dir and --dest); `bodies=False` skips cached page bodies (a
+    page that itself holds credentials is stored as the server sent it)."""
+    check(not leaks(result.stdout) and not leaks(result.stderr),
+          f"the password is printed in clear\n{result.describe()}")
+    for directory in directories:
+        for path in Path(directory).rglob("*"):
+            if path.is_file() and not path.is_symlink() and (bodies or path.suffix != ".body"):
+                check(SECRET.encode() not in path.read_bytes(),
+                      f"the password is stored in clear in {path}")
+
+
+def credentials(args):
+    suite = Suite(args.wheelmod, "credentials in index URLs",
+                  "wheelmod resolve/fetch/install --index http://user:secret@127.0.0.1:PORT/simple/")
+    work = Work(suite)
+    work.serve_wheel()
+    server = work.server
+    index = server.url("/simple/", credentials=f"user:{SECRET}")
+
+    token = "Basic " + base64.b64encode(f"user:{SECRET}".encode()).decode()
+
+    def used_credentials():
+        # The last request for the page carried the real password.
+        pages = [r for r in server.requests if r["path"] == PAGE_PATH]
+        check(pages and pages[-1]["authorization"] == token,
+              f"the page was not asked for with the credentials: {pages[-1:]}")
+
+    def fetch_authenticated():
+        # The wheel, like the page, needs the credentials (401 without them).
+        work.serve_page(html(work.good_link()))
+        def wheel(h):
+            if h.headers.get("Authorization") != token:
+                h.respond(401, b"credentials needed\n", headers=[("WWW-Authenticate", "Basic")])
+            else:
+                h.respond(200, work.wheel, "application/octet-stream")
+        server.routes[WHEEL_PATH] = wheel
+        try:
+            result, dest = work.fetch(index=index)
+            check_no_secret(result, work.last)
+            check(result.returncode == 0 and (dest / WHEEL_NAME).read_bytes() == work.wheel,
+                  f"fetch from an index that needs credentials failed\n{result.describe()}")
+        finally:
+            work.serve_wheel()
+
+    cached = [("ETag", '"v1"'), ("Last-Modified", "Tue, 01 Dec 2026 00:00:00 GMT")]
+
+    def resolve_json():
+        # With validators the page goes into the HTTP cache, with its URL.
+        work.serve_page(html(work.good_link()), headers=cached)
+        result = work.resolve("--format", "json", "--no-deps", index=index)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        report = json.loads(result.stdout)
+        check("user:***@" in report["index"], f"index not masked: {report['index']}")
+        check_no_secret(result, work.last)
+        used_credentials()
+
+    def cache_hit_keeps_credentials():
+        # The second run revalidates the cached page (304): its links must still
+        # carry the credentials the wheel needs, though the cache holds none.
+        work.serve_page(html(work.good_link()), headers=cached)
+        first = work.resolve("--format", "json", "--no-deps", index=index)
+        check(first.returncode == 0, first.describe())
+        cache = work.last[0]
+        server.requests.clear()
+        work.serve_wheel()
+        _, dest = work.fresh()
+        result = work.suite.wheelmod_run("fetch", "torch", "--index", index, *TARGET, "--no-deps",
+                                         "--cache-dir", str(cache), "--dest", str(dest))
+        work.last = (cache, dest)
+        check(result.returncode == 0, result.describe())
+        check((dest / WHEEL_NAME).read_bytes() == work.wheel, "the fetched wheel differs")
+        check(any(r["path"] == PAGE_PATH for r in server.requests), "the page was not revalidated")
+        used_credentials()
+        check_no_secret(result, work.last)
+
+    def interrupted_fetch_sidecar():
+        # A download cut off leaves NAME.part and its resume sidecar in --dest.
+        # Regression case (src/net/part_file.cpp): the sidecar held the URL in clear.
+        work.serve_page(html(work.good_link()))
+        def cut(h):
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(work.wheel)))
+            h.send_header("ETag", '"w1"')
+            h.end_headers()
+            h.send(work.wheel[:len(work.wheel) // 2])
+            h.close_connection = True
+        server.routes[WHEEL_PATH] = cut
+        result, dest = work.fetch(index=index, retries="1")
+        check_error(result, 4)
+        check(any(p.name.endswith(".part.json") for p in dest.iterdir()),
+              f"no resume sidecar in {sorted(p.name for p in dest.iterdir())}")
+        check(not (dest / WHEEL_NAME).exists(), "a cut wheel is at its final name")
+        check_no_secret(result, work.last)
+        work.serve_wheel()
+        result = work.suite.wheelmod_run("fetch", "torch", "--index", index, *TARGET, "--no-deps",
+                                         "--cache-dir", str(work.last[0]), "--dest", str(dest))
+        check(result.returncode == 0 and (dest / WHEEL_NAME).read_bytes() == work.wheel,
+              f"the resumed fetch failed\n{result.describe()}")
+        check(server.requests[-1]["range"] == f"bytes={len(work.wheel) // 2}-",
+              f"not resumed from the sidecar: {server.requests[-1]}")
+        check_no_secret(result, work.last)
+
+    def resolve_text_and_markdown():
+        work.serve_page(html(work.good_link()))
+        for form in ("text", "markdown"):
+            result = work.resolve("--format", form, "--no-deps", index=index)
+            check(result.returncode == 0, result.describe())
+            check_no_secret(result, work.last)
+
+    def absolute_links_with_credentials():
+        # The page itself links to wheels with other credentials in their URLs.
+        other = server.url("", credentials=f"mirror:{SECRET}")
+        work.serve_page(html(work.good_link(base=other)), headers=cached)
+        result = work.resolve("--format", "json", "--no-deps", index=index)
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        check_no_secret(result, work.last, bodies=False)
+
+    def failures():
+        # Each failure names the URL: masked in every one.
+        outcomes = []
+        server.routes.pop(PAGE_PATH, None)  # 404: no torch page (exit 3)
+        result = work.resolve("--no-deps", index=index)
+        check_error(result, 3)
+        check_no_secret(result, work.last)
+        outcomes.append(3)
+        server.routes[PAGE_PATH] = lambda h: h.respond(503, b"down\n", headers=[("Retry-After", "0")])
+        result = work.resolve("--no-deps", index=index)
+        check_error(result, 4, r"user:\*\*\*@127\.0\.0\.1")
+        check_no_secret(result, work.last)
+        outcomes.append(4)
+        refused = f"http://user:{SECRET}@127.0.0.1:{closed_port()}/simple/"
+        result = work.resolve("--no-deps", index=refused)
+        check_error(result, 4)
+        check_no_secret(result, work.last)
+        server.routes[PAGE_PATH] = lambda h: h.redirect("file:///etc/passwd")
+        result = work.resolve("--no-deps", index=index)
+        check_error(result, 4)
+        check_no_secret(result, work.last)
+        server.routes[PAGE_PATH] = lambda h: h.respond(200, b"{not json", JSON_TYPE)
+        result = work.resolve("--no-deps", index=index)
+        check(result.returncode in (4, 5), result.describe())
+        check_error(result, result.returncode)
+        check_no_secret(result, work.last)
+        return "404, 503, refused, redirect, bad JSON: all masked"
+
+    def fetch_mismatch_and_json():
+        work.serve_wheel()
+        work.serve_page(html(link(f"{WHEEL_PATH}#sha256={'0' * 64}")))
+        result, dest = work.fetch(index=index)
+        check_error(result, 5, r"user:\*\*\*@|torch-2\.6\.0")
+        check_no_secret(result, work.last)
+        check(not (dest / WHEEL_NAME).exists(), "a wheel with the wrong hash is at its final name")
+        work.serve_page(html(work.good_link()))
+        result, dest = work.fetch("--format", "json", index=index)
+        check(result.returncode == 0, result.describe())
+        check((dest / WHEEL_NAME).read_bytes() == work.wheel, "the fetched wheel differs")
+        check_no_secret(result, work.last)
+
+    def install_with_credentials():
+        # install records the index it used in the prefix (easybuild/wheelmod-install.json).
+        real = torch_wheel()
+        work.serve_page(html(link(f"{WHEEL_PATH}#sha256={sha256(real)}")))
+        server.routes[WHEEL_PATH] = lambda h: h.respond(200, real, "application/octet-stream")
+        cache, _ = work.fresh()
+        prefix = work.root / "software" / "PyTorch"
+        try:
+            result = work.suite.wheelmod_run(
+                "install", "torch==2.6.0", "--index", index, *TARGET, "--no-deps", "--cache-dir",
+                str(cache), "--prefix", str(prefix), "--no-compile", "--format", "json",
+                rss_budget_mib=64)
+        finally:
+            work.serve_wheel()
+        check(result.returncode == 0, result.describe())
+        provenance = json.loads((prefix / "easybuild" / "wheelmod-install.json").read_text())
+        check("user:***@" in provenance.get("index", ""), f"index not masked: {provenance}")
+        check_no_secret(result, (cache, prefix))
+
+    cases = [("resolve_json", resolve_json), ("cache_hit", cache_hit_keeps_credentials),
+             ("install_json_and_prefix", install_with_credentials),
+             ("interrupted_fetch_sidecar", interrupted_fetch_sidecar),
+             ("resolve_text_markdown", resolve_text_and_markdown),
+             ("page_links_with_credentials", absolute_links_with_credentials),
+             ("failures", failures), ("fetch_mismatch_and_json", fetch_mismatch_and_json),
+             ("fetch_from_authenticated_index", fetch_authenticated, XFAIL_MASKED_DOWNLOAD)]
+    try:
+        run_cases(suite, cases)
+    finally:
+        work.close()
+    return suite.finish("user:secret@ sent as Basic auth, printed as user:***@ in text, markdown, "
+                        "JSON and every error (404, 503, refused, redirect, bad page, hash "
+                        "mismatch); never stored in the cache, the destination or the prefix")
+
+
+
+XFAIL_MASKED_DOWNLOAD = (
+    "bug in src/resolve/resolver.cpp:240 + src/cli/selection.cpp:170 (not fixed here): the "
+    "report's wheel URL is masked (user:***@) and fetch/install download from it, so the wheel "
+    "request carries the password '***' (Authorization: Basic dXNlcjoqKio=)")
+
+
+GROUPS = {"pages": pages, "credentials": credentials}
+
+
+def main():
+    links = 100_000
+    if "--links" in sys.argv:
+        at = sys.argv.index("--links")
+        links = int(sys.argv[at + 1])
+        del sys.argv[at:at + 2]
+    groups = {name: (lambda args, f=f: f(setattr(args, "links", links) or args))
+              for name, f in GROUPS.items()}
+    return main_with_groups(__doc__.splitlines()[0], groups)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
