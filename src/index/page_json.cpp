@@ -42,7 +42,9 @@ detail::Checked<json> parse_document(std::string_view text) {
       return std::unexpected("expected a JSON object, got " + shown(document));
     }
     return document;
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {
+    // parse_error, and out_of_range for a number too large for a double
+    // ("77777e777", exception 406): both mean the page is not valid here.
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     std::string_view message = error.what();
     if (message.starts_with('[')) {

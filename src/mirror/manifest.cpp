@@ -209,7 +209,7 @@ Manifest read_manifest(const fs::path& dir) {
   json document;
   try {
     document = json::parse(*text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, or out_of_range 406 (1e999)
     IoError failure(file.string(), "is not valid JSON", std::string(k_not_ours_hint));
     failure.with_detail(error.what());
     throw failure;

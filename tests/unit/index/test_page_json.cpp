@@ -230,6 +230,9 @@ TEST_CASE("parse_project_json reports malformed JSON with its position", "[index
       {"<!DOCTYPE html><html></html>", "line 1, column 1"},
       {R"({"meta": {"api-version": "1.0"}, "files": [)", "invalid JSON"},
       {"[1, 2]", "expected a JSON object"},
+      // A number past a double's range is nlohmann's out_of_range, not a
+      // parse_error (found by tests/fuzz, regressions/index_json).
+      {R"({"meta": {"api-version": "1.0"}, "files": [], "size": 77777e777})", "number overflow"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.json);
