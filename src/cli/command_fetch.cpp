@@ -95,7 +95,7 @@ nlohmann::json to_json(const resolve::ResolveReport& report, const fs::path& des
     json file{{"name", wheel.name},
               {"version", wheel.version},
               {"filename", wheel.filename},
-              {"url", wheel.url},
+              {"url", mask_credentials(wheel.url)},
               {"requested", wheel.requested}};
     if (!result) {
       file["outcome"] = "failed";

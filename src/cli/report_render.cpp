@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/progress.hpp"
+#include "core/errors.hpp"
 
 namespace wheelmod::cli {
 
@@ -65,7 +66,7 @@ std::string render_text(const ResolveReport& r) {
   for (const auto& w : r.wheels) {
     out += fmt::format("\n{} {}{}\n", w.name, w.version, w.requested ? "" : "  [bundled]");
     out += "  file:     " + w.filename + "\n";
-    out += "  url:      " + w.url + "\n";
+    out += "  url:      " + mask_credentials(w.url) + "\n";
     out += "  sha256:   " + w.sha256.value_or("none on the index (computed on download)") + "\n";
     out += "  size:     " + size_text(w.size) + "\n";
     out += fmt::format("  tag:      {} (#{} of the {} tags the target accepts)\n", w.best_tag,

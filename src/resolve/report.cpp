@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
+
 namespace wheelmod::resolve {
 
 using nlohmann::json;
@@ -80,7 +82,7 @@ json to_json(const ResolveReport& report) {
     wheels.push_back({{"name", w.name},
                       {"version", w.version},
                       {"filename", w.filename},
-                      {"url", w.url},
+                      {"url", mask_credentials(w.url)},
                       {"sha256", optional(w.sha256)},
                       {"size", w.size ? json(*w.size) : json(nullptr)},
                       {"variant", w.variant},

@@ -58,6 +58,8 @@ struct ChosenWheel {
   std::string name;     // PEP 503 name
   std::string version;  // 2.6.0+cu126
   std::string filename;
+  /// As the index gives it, user:password included, for downloading; every
+  /// report, message and easyconfig prints it through mask_credentials.
   std::string url;
   std::optional<std::string> sha256;  // nullopt: the index gave none
   std::optional<std::uint64_t> size;

@@ -237,7 +237,7 @@ ChosenWheel describe_candidate(const Session& session, const Candidate& candidat
   wheel.name = candidate.wheel.name;
   wheel.version = candidate.wheel.version.str();
   wheel.filename = candidate.link.filename;
-  wheel.url = mask_credentials(candidate.link.url);
+  wheel.url = candidate.link.url;  // masked where it is printed, not where it is fetched
   wheel.sha256 = candidate.link.sha256();
   wheel.size = candidate.link.size;
   wheel.variant = variant;

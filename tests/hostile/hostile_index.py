@@ -319,7 +319,7 @@ def credentials(args):
              ("resolve_text_markdown", resolve_text_and_markdown),
              ("page_links_with_credentials", absolute_links_with_credentials),
              ("failures", failures), ("fetch_mismatch_and_json", fetch_mismatch_and_json),
-             ("fetch_from_authenticated_index", fetch_authenticated, XFAIL_MASKED_DOWNLOAD)]
+             ("fetch_from_authenticated_index", fetch_authenticated)]
     try:
         run_cases(suite, cases)
     finally:
@@ -329,11 +329,6 @@ def credentials(args):
                         "mismatch); never stored in the cache, the destination or the prefix")
 
 
-
-XFAIL_MASKED_DOWNLOAD = (
-    "bug in src/resolve/resolver.cpp:240 + src/cli/selection.cpp:170 (not fixed here): the "
-    "report's wheel URL is masked (user:***@) and fetch/install download from it, so the wheel "
-    "request carries the password '***' (Authorization: Basic dXNlcjoqKio=)")
 
 
 GROUPS = {"pages": pages, "credentials": credentials}
