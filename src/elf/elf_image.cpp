@@ -112,6 +112,14 @@ void ElfImage::read_program_headers() {
     m_segments.push_back({program.p_type, program.p_offset, program.p_vaddr, program.p_filesz});
     if (program.p_type == PT_DYNAMIC && !dynamic) dynamic = program;
   }
+  // A program or shared object ld.so is to map needs a PT_LOAD (gABI,
+  // "Program Loading"): without one (no program headers, a PN_XNUM count
+  // whose section 0 says 0, a class byte that makes the table unreadable)
+  // ld.so refuses it, "cannot read file data"; so must relink and check.
+  const bool loadable = std::ranges::any_of(m_segments, [](const Segment& s) { return s.type == PT_LOAD; });
+  if ((m_type == ET_DYN || m_type == ET_EXEC) && !loadable)
+    throw broken("no PT_LOAD segment (" + std::to_string(count) +
+                 " program headers): not a file ld.so can load");
   if (!dynamic) return;
   // objcopy --only-keep-debug leaves the program headers but empties them.
   if (dynamic->p_filesz < dynamic_entry_size())
