@@ -51,11 +51,24 @@ CheckSummary check_prefix(const fs::path& given, const CheckOptions& options) {
 }
 
 void throw_check_failure(const CheckSummary& summary) {
+  // A file that cannot be read has no library name: it is counted apart.
   std::set<std::string> libraries;
-  for (const auto& item : summary.unresolved) libraries.insert(item.library);
+  std::size_t broken = 0;
+  for (const auto& item : summary.unresolved) {
+    if (item.library.empty())
+      ++broken;
+    else
+      libraries.insert(item.library);
+  }
+  std::string what;
+  if (!libraries.empty())
+    what = std::to_string(libraries.size()) + (libraries.size() == 1 ? " library cannot" : " libraries cannot") +
+           " be found without LD_LIBRARY_PATH";
+  if (broken > 0)
+    what += (what.empty() ? "" : "; ") + std::to_string(broken) +
+            (broken == 1 ? " ELF file cannot be read" : " ELF files cannot be read");
   CheckFailedError error(
-      summary.prefix.string(),
-      std::to_string(libraries.size()) + " libraries cannot be found without LD_LIBRARY_PATH",
+      summary.prefix.string(), what,
       "load or install the modules that provide them and relink (`wheelmod "
       "relink PREFIX --toolchain T --eb-installpath DIR`); `wheelmod check "
       "--format json` lists every file");
@@ -66,7 +79,7 @@ void throw_check_failure(const CheckSummary& summary) {
       break;
     }
     error.with_detail(
-        item.file + ": " + item.library + " " + item.problem +
+        item.file + ": " + (item.library.empty() ? "" : item.library + " ") + item.problem +
         (item.needed_by.ends_with(item.file) ? "" : " (needed by " + item.needed_by + ")"));
   }
   throw error;
