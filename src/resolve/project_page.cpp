@@ -1,5 +1,7 @@
 #include "resolve/project_page.hpp"
 
+#include <cctype>
+
 #include "core/errors.hpp"
 
 namespace wheelmod::resolve {
@@ -11,6 +13,13 @@ namespace {
 constexpr std::string_view k_accept =
     "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
     "text/html;q=0.01";
+
+std::string scheme_of(std::string_view url) {
+  const auto colon = url.find(':');
+  std::string scheme(url.substr(0, colon == std::string_view::npos ? 0 : colon));
+  for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return scheme;
+}
 
 }  // namespace
 
@@ -25,6 +34,16 @@ std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher, cons
     throw IntegrityError(mask_credentials(url),
                          "the index page is not valid: " + parsed.error().message,
                          "the index or a proxy answered something else than a package page");
+  // A page from a server may only send wheelmod to servers: a file:// (or
+  // other) link would make it read this machine's files, as the redirects
+  // libcurl refuses would (net/http_common.cpp, CURLOPT_REDIR_PROTOCOLS_STR).
+  if (const auto page_scheme = scheme_of(base); page_scheme == "http" || page_scheme == "https")
+    for (const auto& link : parsed->links)
+      if (const auto scheme = scheme_of(link.url); scheme != "http" && scheme != "https")
+        throw IntegrityError(mask_credentials(url),
+                             "the index page links " + link.filename + " to " +
+                                 mask_credentials(link.url) + ", not to an http(s) URL",
+                             "a remote index may only link to http:// and https:// files");
   return std::move(*parsed);
 }
 
