@@ -9,10 +9,7 @@ then imports torch with LD_LIBRARY_PATH unset, checks every RECORD row
 against the file it names, and kills installs midway to show that a prefix
 is only ever the old installation or the new one.
 """
-import base64
-import csv
 import glob
-import hashlib
 import os
 import random
 import shutil
@@ -22,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from scenario_support import check, run_expecting, scenario_main
+from scenario_support import check, run_expecting, scenario_main, verify_record_rows
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 OLD = "torch==2.5.1"
@@ -69,16 +66,7 @@ def verify_records(prefix):
     dists = sorted(glob.glob(os.path.join(site, "*.dist-info")))
     check(dists, f"no dist-info in {site}")
     for dist in dists:
-        with open(os.path.join(dist, "RECORD"), newline="") as handle:
-            for path, digest, size in csv.reader(handle):
-                if not digest:
-                    continue
-                with open(os.path.normpath(os.path.join(site, path)), "rb") as member:
-                    data = member.read()
-                algorithm, value = digest.split("=", 1)
-                computed = base64.urlsafe_b64encode(hashlib.new(algorithm, data).digest()).rstrip(b"=")
-                check(computed.decode() == value, f"{dist}: RECORD row for {path} does not match the file")
-                check(int(size) == len(data), f"{dist}: RECORD size for {path} is wrong")
+        verify_record_rows(site, dist)
     return [os.path.basename(d) for d in dists]
 
 

@@ -11,7 +11,6 @@ and pip (`pip download`, `pip install --no-deps`) against the mirror served
 by nginx on 127.0.0.1.
 """
 import hashlib
-import html.parser
 import json
 import os
 import random
@@ -25,7 +24,7 @@ import time
 import zipfile
 from urllib.parse import unquote
 
-from scenario_support import check, run_expecting, scenario_main, sha256_of
+from scenario_support import anchors, check, run_expecting, scenario_main, sha256_of
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPEC = """\
@@ -61,23 +60,6 @@ http {{
   }}
 }}
 """
-
-
-class Anchors(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.links = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            self.links.append(dict(attrs))
-
-
-def anchors(page):
-    parser = Anchors()
-    with open(page, encoding="utf-8") as handle:
-        parser.feed(handle.read())
-    return parser.links
 
 
 class Runner:

@@ -2,7 +2,11 @@
 that parses the common options, runs one named scenario and maps the result
 to an exit code (0 ok, 1 failed)."""
 import argparse
+import base64
+import csv
 import hashlib
+import html.parser
+import os
 import subprocess
 
 
@@ -22,6 +26,39 @@ def sha256_of(path):
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def verify_record_rows(site, dist):
+    """Every RECORD row of `dist` (a dist-info path) with a hash matches its file under `site`."""
+    name = os.path.basename(dist)
+    with open(os.path.join(dist, "RECORD"), newline="") as handle:
+        for path, digest, size in csv.reader(handle):
+            if not digest:
+                continue
+            with open(os.path.normpath(os.path.join(site, path)), "rb") as member:
+                data = member.read()
+            algorithm, value = digest.split("=", 1)
+            computed = base64.urlsafe_b64encode(hashlib.new(algorithm, data).digest()).rstrip(b"=")
+            check(computed.decode() == value, f"{name}: RECORD row for {path} does not match the file")
+            check(int(size) == len(data), f"{name}: RECORD size for {path} is wrong")
+
+
+class Anchors(html.parser.HTMLParser):
+    """The attributes of every <a> of an HTML page, in order."""
+    def __init__(self):
+        super().__init__()
+        self.links = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append(dict(attrs))
+
+
+def anchors(page):
+    parser = Anchors()
+    with open(page, encoding="utf-8") as handle:
+        parser.feed(handle.read())
+    return parser.links
 
 
 def run_expecting(command, expect=0, timeout=120, env=None):

@@ -15,14 +15,12 @@ killed run's staging directory.
 States: "old" (the prefix as before the run), "new" (the run's installation), "absent";
 "+staging" when the killed run left its staging directory beside the prefix.
 """
-import base64
-import csv
-import hashlib
 import os
 import shutil
 import sys
 
 from faults_support import Campaign, check, kill_after, main, measure, run
+from scenario_support import verify_record_rows  # tests/cli, put on the path by faults_support
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 VERSIONS = {"old": ("torch==2.5.1", "cpu"), "new": ("torch==2.6.0", "cuda")}
@@ -62,16 +60,7 @@ def verify_records(prefix):
     torch = [d for d in dists if d.startswith("torch-")]
     check(len(torch) == 1, f"{len(torch)} torch dist-infos in {site}: {dists}")
     for dist in dists:
-        with open(os.path.join(site, dist, "RECORD"), newline="") as handle:
-            for path, digest, size in csv.reader(handle):
-                if not digest:
-                    continue
-                with open(os.path.normpath(os.path.join(site, path)), "rb") as member:
-                    data = member.read()
-                algorithm, value = digest.split("=", 1)
-                computed = base64.urlsafe_b64encode(hashlib.new(algorithm, data).digest()).rstrip(b"=")
-                check(computed.decode() == value, f"{dist}: RECORD row for {path} does not match the file")
-                check(int(size) == len(data), f"{dist}: RECORD size for {path} is wrong")
+        verify_record_rows(site, os.path.join(site, dist))
     return torch[0]
 
 

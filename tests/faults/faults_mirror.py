@@ -24,7 +24,6 @@ stored), "new" (as after), "mixed" (some project pages rewritten, each still tru
 "+part" when a partial download was left.
 """
 import hashlib
-import html.parser
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ import sys
 from urllib.parse import unquote
 
 from faults_support import Campaign, check, kill_after, main, measure, run, sha256_of
+from scenario_support import anchors  # tests/cli, put on the path by faults_support
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPEC = """\
@@ -47,16 +47,6 @@ dependencies: true
 """
 
 
-class Anchors(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.links = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            self.links.append(dict(attrs))
-
-
 def pages_of(dest):
     """Every index.html a client can read (not the store, not wheelmod's own directory)."""
     for directory, subdirs, files in os.walk(dest):
@@ -70,11 +60,8 @@ def check_pages(dest):
     """The invariant after any kill; returns the set of (page, file, sha256) listed."""
     listed = set()
     for page in pages_of(dest):
-        parser = Anchors()
-        with open(page, encoding="utf-8") as handle:
-            parser.feed(handle.read())
         relative = os.path.relpath(page, dest)
-        for anchor in parser.links:
+        for anchor in anchors(page):
             href = anchor.get("href", "")
             path, _, fragment = href.partition("#")
             target = os.path.normpath(os.path.join(os.path.dirname(page), unquote(path)))
