@@ -6,6 +6,7 @@
 #include "wheel/installer.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -210,6 +211,7 @@ void check_destinations(const std::map<std::string, std::string>& owner_by_desti
 }
 
 struct MemberListing {
+  std::uint64_t unpacked_bytes = 0;                             // every member's declared size
   std::unordered_map<std::string, const ZipMember*> by_path;    // normalised path
   std::vector<std::pair<std::string, const ZipMember*>> files;  // regular files, in order
   std::set<std::string> top_level;                              // first path components
@@ -219,6 +221,15 @@ struct MemberListing {
 MemberListing check_members(const std::vector<ZipMember>& members, const std::string& wheel,
                             std::uint64_t max_compression_ratio) {
   MemberListing out;
+  std::uint64_t packed = 0;
+  struct {  // sizes from the archive may be anything: a sum past 2^64 is a bomb too
+    const std::string& wheel;
+    std::uint64_t add(std::uint64_t a, std::uint64_t b) const {
+      if (a > std::numeric_limits<std::uint64_t>::max() - b)
+        throw IntegrityError(wheel, "the entries' sizes add up past 2^64 bytes", std::string(k_unsafe_hint));
+      return a + b;
+    }
+  } const sizes{wheel};
   for (const auto& member : members) {
     const auto checked = check_member_name(member.name);
     if (!checked) unsafe(wheel, member.name, checked.error());
@@ -229,7 +240,19 @@ MemberListing check_members(const std::vector<ZipMember>& members, const std::st
     }
     out.top_level.insert(checked->path.substr(0, checked->path.find('/')));
     if (!checked->directory) out.files.emplace_back(checked->path, &member);
+    out.unpacked_bytes = sizes.add(out.unpacked_bytes, member.size);
+    packed = sizes.add(packed, member.compressed_size);
   }
+  // Many entries each under the per-entry floor add up as well: the same
+  // ratio over the whole archive (deflate itself stops near 1032:1).
+  if (max_compression_ratio > 0 && out.unpacked_bytes > k_bomb_floor * 64 &&
+      packed <= (out.unpacked_bytes - 1) / max_compression_ratio)
+    throw IntegrityError(wheel,
+                         "its " + std::to_string(members.size()) + " entries inflate from " +
+                             std::to_string(packed) + " to " + std::to_string(out.unpacked_bytes) +
+                             " bytes, more than " + std::to_string(max_compression_ratio) +
+                             " times (a zip bomb)",
+                         std::string(k_unsafe_hint));
   return out;
 }
 
@@ -320,6 +343,17 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
   const ZipArchive archive(wheel_file, ZipCheck::central_directory);
   const auto members = archive.members();
   const auto listing = check_members(members, wheel, options.max_compression_ratio);
+  // The file system must hold what the archive says it unpacks to (the
+  // sizes are checked again while writing): better now than at 90 %.
+  {
+    std::error_code error;
+    const auto space = fs::space(scheme.root, error);
+    if (!error && listing.unpacked_bytes > space.available)
+      throw IoError(scheme.root.string(),
+                    "the wheel unpacks to " + std::to_string(listing.unpacked_bytes) + " bytes, the file system has " +
+                        std::to_string(space.available) + " free",
+                    "free space there, or install to another file system");
+  }
   // libzip compares each local header with the central directory only now:
   // a crafted duplicate name above gets its own message first.
   { const ZipArchive consistent(wheel_file, ZipCheck::local_headers); }

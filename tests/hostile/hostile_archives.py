@@ -22,6 +22,7 @@ import stat
 import struct
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -191,6 +192,12 @@ def bombs(args):
             lambda w: w.record_edits.append(edit_row("demo/zeros.bin", 2, "100")),
             patched(set_sizes("demo/zeros.bin", size=100)))), 5,
             r"inflates to more than the 100 bytes")),
+        # 100 entries of 1 MiB zeros, bzip2: each at the per-entry floor (not over
+        # it), ~50 bytes each; the whole archive's ratio refuses it.
+        ("total_ratio_many_entries", lambda: work.refused(work.wheel(compose(
+            *[member(f"demo/z{i}.bin", bytes(1 << 20)) for i in range(100)],
+            lambda w: setattr(w, "compression", zipfile.ZIP_BZIP2))), 5,
+            r"entries inflate from \d+ to \d+ bytes, more than 1000 times")),
         # Compressed size claims more bytes than the file has.
         ("compressed_size_past_eof", lambda: work.refused(work.wheel(
             patched(set_sizes("demo/cli.py", compressed=0x7FFFFFF0))), 5)),
@@ -209,7 +216,8 @@ def bombs(args):
         run_cases(suite, work, cases)
     finally:
         work.close()
-    return suite.finish("ratio and declared-size bombs refused before unpacking, a lying size "
+    return suite.finish("ratio (per entry and over the archive) and declared-size bombs refused "
+                        "before unpacking, a lying size "
                         "stopped at the declared size, truncated archives refused as damaged "
                         "(exit 5); no prefix, memory flat")
 
