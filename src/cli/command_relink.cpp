@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/dir_lock.hpp"
 #include "core/errors.hpp"
 #include "easybuild/config.hpp"
 #include "prefix/relink.hpp"
@@ -104,6 +105,15 @@ void run_relink(const RelinkCommandOptions& options, CommandContext& context) {
   relink.dry_run = options.dry_run;
   relink.patchelf = options.patchelf;
   auto reporter = make_stderr_reporter(context.global.verbosity);
+  // The lock `install` holds on this prefix (prefix/staging.cpp): a relink
+  // waits for an install --force of the same prefix, or another relink,
+  // whose temporary copies it would otherwise take for a killed run's.
+  DirectoryLock lock;
+  auto target = std::filesystem::absolute(options.prefix).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();  // "p/"
+  if (std::error_code error; !options.dry_run && std::filesystem::is_directory(target, error))
+    lock = DirectoryLock::acquire(target.parent_path(), "." + target.filename().string() + ".wheelmod.lock",
+                                  [&](const std::string& line) { reporter->on_warning(line); });
   const auto report = prefix::relink_prefix(options.prefix, relink, *reporter);
   if (options.format == OutputFormat::json)
     context.out << to_json(report, options.dry_run).dump(2) << '\n';

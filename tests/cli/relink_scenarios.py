@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 
 from scenario_support import check, run_expecting, scenario_main
@@ -113,6 +114,30 @@ def dry_run(r):
     check(digests(prefix) == before, "--dry-run changed files")
 
 
+def waits_for_install_lock(r):
+    """A relink waits while another wheelmod holds the prefix's lock (an install --force of
+    it: `.NAME.wheelmod.lock` beside the prefix), says so, and relinks once it is released."""
+    import fcntl
+    prefix, site = r.unpack_torch()
+    lock_file = os.path.join(os.path.dirname(prefix), f".{os.path.basename(prefix)}.wheelmod.lock")
+    with open(lock_file, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        process = subprocess.Popen([r.wheelmod, "relink", prefix + "/", "--toolchain", "foss-2024a",
+                                    "--eb-installpath", r.sample], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        check(process.poll() is None, "relink did not wait for the lock")
+        check("nvidia" in rpath_of(os.path.join(site, "torch", "lib", "libtorch_cuda.so"))[1],
+              "relink changed the prefix while the lock was held")
+    out, err = process.communicate(timeout=120)
+    check(process.returncode == 0, f"relink failed after the lock was released:\n{err}")
+    check(str(os.getpid()) in err, f"the wait did not name the holder:\n{err}")
+    check("nvidia" not in rpath_of(os.path.join(site, "torch", "lib", "libtorch_cuda.so"))[1],
+          "not relinked after the wait")
+
+
 def missing_module(r):
     """No module provides cuDNN & co: exit 6 naming the packages, nothing written."""
     prefix, _ = r.unpack_torch()
@@ -151,7 +176,7 @@ def not_a_prefix(r):
     check("site-packages" in result.stderr, result.stderr)
 
 
-SCENARIOS = {f.__name__: f for f in (cuda_modules, dry_run, missing_module, check_before_after,
+SCENARIOS = {f.__name__: f for f in (cuda_modules, dry_run, waits_for_install_lock, missing_module, check_before_after,
                                       not_a_prefix)}
 
 
