@@ -28,7 +28,6 @@ first round checks every byte both tools wrote against the upstream.
 import argparse
 import base64
 import hashlib
-import html.parser
 import json
 import math
 import os
@@ -46,6 +45,8 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from bench_fetch import Nginx as PlainNginx
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
+from scenario_support import anchors  # noqa: E402  (tests/cli: the <a> parser the scenarios use)
 from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_line, fs_type,
                            load_average, machine_line, median, prctl, run_one, verdict)
 
@@ -217,24 +218,6 @@ class AccessLog:
         return seen
 
 
-class Anchors(html.parser.HTMLParser):
-    """The (href, attributes) of every <a> on a page."""
-
-    def __init__(self):
-        super().__init__()
-        self.links = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            self.links.append((dict(attrs).get("href", ""), dict(attrs)))
-
-    @classmethod
-    def of(cls, page):
-        parser = cls()
-        parser.feed(page.read_text())
-        return parser.links
-
-
 class Runner:
     def __init__(self, args, work, nginx, upstream, spec):
         self.args, self.work, self.nginx = args, work, nginx
@@ -291,7 +274,7 @@ class Runner:
         by_name = {f.filename: f for f in self.upstream}
         for project in sorted({f.project for f in self.upstream}):
             page = self.dest / K_VARIANT / project / "index.html"
-            links = Anchors.of(page)
+            links = [(a.get("href", ""), a) for a in anchors(page)]
             names = sorted(unquote(href.split("#")[0].rsplit("/", 1)[-1]) for href, _ in links)
             want = sorted(f.filename for f in self.upstream if f.project == project)
             if names != want:

@@ -121,17 +121,14 @@ def force(args, work):
         current = found
         return state + ("+staging" if staging_leftovers(prefix) else "")
 
-    for index, delay in enumerate(campaign.delays(duration)):
-        if not campaign.case(index, delay, one_case):
-            break
-
     def final():
         run(installer.command("new", prefix, "--force"))
         check(installed_version(prefix, refs) == "new", "the re-run did not install the new version")
         check(not staging_leftovers(prefix), f"staging left after a completed run: {staging_leftovers(prefix)}")
 
-    return campaign.finish(final, "each kill left the old or the new installation whole (RECORDs "
-                                  "verified); the re-run completed and removed staging leftovers")
+    return campaign.run(duration, one_case,
+                        "each kill left the old or the new installation whole (RECORDs "
+                        "verified); the re-run completed and removed staging leftovers", final)
 
 
 def first(args, work):
@@ -161,11 +158,9 @@ def first(args, work):
         shutil.rmtree(cache)
         return state
 
-    for index, delay in enumerate(campaign.delays(duration)):
-        if not campaign.case(index, delay, one_case):
-            break
-    return campaign.finish(lambda: None, "each kill left no prefix or a complete one; every re-run "
-                                         "completed and removed the killed run's staging directory")
+    return campaign.run(duration, one_case,
+                        "each kill left no prefix or a complete one; every re-run "
+                        "completed and removed the killed run's staging directory")
 
 
 if __name__ == "__main__":

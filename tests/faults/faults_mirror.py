@@ -156,11 +156,9 @@ def first(args, work):
         check(mirror.completed(dest) == expected, "after the re-run the pages differ from an unkilled run's")
         return state
 
-    for index, delay in enumerate(camp.delays(duration)):
-        if not camp.case(index, delay, one_case):
-            break
-    return camp.finish(lambda: None, "each kill left pages that list only existing, verified files (or "
-                                     "no pages); each re-run completed and --verify passed")
+    return camp.run(duration, one_case,
+                    "each kill left pages that list only existing, verified files (or "
+                    "no pages); each re-run completed and --verify passed")
 
 
 def upstream_change(args, work):
@@ -201,12 +199,10 @@ def upstream_change(args, work):
         check(mirror.completed(dest) == after, "after the re-run the pages differ from an unkilled run's")
         return state
 
-    for index, delay in enumerate(camp.delays(duration)):
-        if not camp.case(index, delay, one_case):
-            break
-    return camp.finish(lambda: None, "each kill left the old pages, the new ones or a mix of whole "
-                                     "pages, every listed file present and verified; each re-run "
-                                     "completed and --verify passed")
+    return camp.run(duration, one_case,
+                    "each kill left the old pages, the new ones or a mix of whole "
+                    "pages, every listed file present and verified; each re-run "
+                    "completed and --verify passed")
 
 
 def leftover_tmp(args, work):

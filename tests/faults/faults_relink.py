@@ -140,12 +140,10 @@ def campaign(args, work, route, pristine, relink):
         run([args.wheelmod, "check", prefix, "--allow", args.sample])
         return state + ("+tmp" if temporary else "")
 
-    for index, delay in enumerate(camp.delays(duration)):
-        if not camp.case(index, delay, one_case):
-            break
-    return camp.finish(lambda: None, "each kill left every library whole, old or relinked (readelf "
-                                     "parses it, RPATH and bytes match one of the two); each re-run "
-                                     "completed, left no temporary copy, and `wheelmod check` passed")
+    return camp.run(duration, one_case,
+                    "each kill left every library whole, old or relinked (readelf "
+                    "parses it, RPATH and bytes match one of the two); each re-run "
+                    "completed, left no temporary copy, and `wheelmod check` passed")
 
 
 def leftover_copy(args, work):

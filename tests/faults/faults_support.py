@@ -113,6 +113,14 @@ class Campaign:
         print(f"{self.name} case {index}: kill at {delay:.3f} s -> {state}")
         return True
 
+    def run(self, duration, one_case, outcome, final_check=lambda: None):
+        """Every kill of the schedule (stopping at the first broken invariant), then
+        finish(): the whole campaign of a scenario; returns the exit code."""
+        for index, delay in enumerate(self.delays(duration)):
+            if not self.case(index, delay, one_case):
+                break
+        return self.finish(final_check, outcome)
+
     def finish(self, final_check, outcome):
         """The last, uninterrupted run and its checks, the distribution, the record; returns
         the exit code (0 when no case broke an invariant)."""

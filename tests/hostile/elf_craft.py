@@ -58,12 +58,14 @@ class Elf:
         return self
 
     # --- the dynamic array
-    def dynamic(self):
+    def dynamic(self, past_dt_null=False):
+        """(offset, tag, value) of each entry, up to DT_NULL unless `past_dt_null`
+        (then the padding after the terminator too)."""
         _, _, _, offset, _, filesz, _ = self.segment(PT_DYNAMIC)
         for at in range(offset, offset + filesz, 16):
             tag, value = struct.unpack_from("<qQ", self.data, at)
             yield at, tag, value
-            if tag == DT_NULL:
+            if tag == DT_NULL and not past_dt_null:
                 return
 
     def set_dynamic(self, wanted, value, nth=0):
@@ -76,16 +78,10 @@ class Elf:
 
     def drop_dt_null(self):
         """Every DT_NULL (the terminator and the padding after it) becomes DT_NEEDED 1."""
-        for at, tag, _ in list(self.dynamic_all()):
+        for at, tag, _ in list(self.dynamic(past_dt_null=True)):
             if tag == DT_NULL:
                 struct.pack_into("<qQ", self.data, at, DT_NEEDED, 1)
         return self
-
-    def dynamic_all(self):
-        _, _, _, offset, _, filesz, _ = self.segment(PT_DYNAMIC)
-        for at in range(offset, offset + filesz, 16):
-            tag, value = struct.unpack_from("<qQ", self.data, at)
-            yield at, tag, value
 
     # --- section headers
     def section(self, index):

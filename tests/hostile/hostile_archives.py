@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "install"))
 import make_wheel  # noqa: E402
-from make_wheel import DIST_INFO, Member, Wheel, central_entries, edit_row  # noqa: E402
+from make_wheel import DIST_INFO, Member, Wheel, central_entries, edit_row, header_offsets  # noqa: E402
 from hostile_support import (Suite, check, check_error, check_unchanged,  # noqa: E402
                              main_with_groups, snapshot)
 
@@ -103,11 +103,6 @@ def compose(*edits):
     return edit
 
 
-def run_cases(suite, work, cases):
-    for name, function, *xfail in cases:
-        suite.case(name, function, xfail=xfail[0] if xfail else None)
-
-
 # --- names ---------------------------------------------------------------------------------
 
 def names(args):
@@ -142,12 +137,9 @@ def names(args):
                   ("file_then_directory_below", "demo/cli.py/x.py")]
     cases += [(n, lambda p=p: work.refused(work.wheel(member(p, b"VERSION = 'evil'\n")), 5, unsafe))
               for n, p in duplicates]
-    try:
-        run_cases(suite, work, cases)
-    finally:
-        work.close()
-    return suite.finish("every unsafe name, link, special file and duplicate refused with exit 5 "
-                        "naming the entry, before anything was written; no prefix, no stray file")
+    return suite.run_all(cases, work,
+                         "every unsafe name, link, special file and duplicate refused with exit 5 "
+                         "naming the entry, before anything was written; no prefix, no stray file")
 
 
 # --- bombs and truncation -------------------------------------------------------------------
@@ -155,11 +147,8 @@ def names(args):
 def set_sizes(name, compressed=None, size=None, where=("central", "local")):
     """Overwrites the sizes of `name` in its central and/or local header."""
     def patch(data):
-        for offset, entry in central_entries(data):
-            if entry != name:
-                continue
-            local = struct.unpack_from("<I", data, offset + 42)[0]
-            for kind, at in (("central", offset + 20), ("local", local + 18)):
+        for central, local in header_offsets(data, name):
+            for kind, at in (("central", central + 20), ("local", local + 18)):
                 if kind not in where:
                     continue
                 if compressed is not None:
@@ -212,14 +201,11 @@ def bombs(args):
     # file given is no wheel), not a damaged download.
     cases.append(("empty_file", lambda: truncated(work, whole, 0, exit_code=2)))
     cases.append(("text_file", lambda: truncated(work, b"not a zip\n" * 10, 100, exit_code=2)))
-    try:
-        run_cases(suite, work, cases)
-    finally:
-        work.close()
-    return suite.finish("ratio (per entry and over the archive) and declared-size bombs refused "
-                        "before unpacking, a lying size "
-                        "stopped at the declared size, truncated archives refused as damaged "
-                        "(exit 5); no prefix, memory flat")
+    return suite.run_all(cases, work,
+                         "ratio (per entry and over the archive) and declared-size bombs refused "
+                         "before unpacking, a lying size "
+                         "stopped at the declared size, truncated archives refused as damaged "
+                         "(exit 5); no prefix, memory flat")
 
 
 def truncated(work, whole, cut, exit_code=5):
@@ -251,11 +237,9 @@ def local_offset_of(name):
 
 def set_crc(name, where):
     def patch(data):
-        for offset, entry in central_entries(data):
-            if entry == name:
-                local = struct.unpack_from("<I", data, offset + 42)[0]
-                at = offset + 16 if where == "central" else local + 14
-                struct.pack_into("<I", data, at, struct.unpack_from("<I", data, at)[0] ^ 0x5A5A5A5A)
+        for central, local in header_offsets(data, name):
+            at = central + 16 if where == "central" else local + 14
+            struct.pack_into("<I", data, at, struct.unpack_from("<I", data, at)[0] ^ 0x5A5A5A5A)
     return patch
 
 
@@ -286,12 +270,9 @@ def headers(args):
         ("overlapping_entries", lambda: work.refused(work.wheel(
             patched(local_offset_of("demo/cli.py"))), 5, inconsistent)),
     ]
-    try:
-        run_cases(suite, work, cases)
-    finally:
-        work.close()
-    return suite.finish("every disagreement between a central entry and its local header "
-                        "(name, sizes, CRC, shared data) refused with exit 5; nothing written")
+    return suite.run_all(cases, work,
+                         "every disagreement between a central entry and its local header "
+                         "(name, sizes, CRC, shared data) refused with exit 5; nothing written")
 
 
 # --- RECORD and METADATA that lie -------------------------------------------------------------
@@ -349,16 +330,13 @@ def record(args):
                                                           if not m.name.endswith("METADATA")])),
             2, r"no demo-1\.0\.dist-info/METADATA")),
     ]
-    try:
-        run_cases(suite, work, cases)
-        # The control: the same builder's untouched wheel installs, so every refusal above
-        # is the edit's doing.
-        suite.case("control_good_wheel_installs", lambda: good_installs(work))
-    finally:
-        work.close()
-    return suite.finish("RECORD hashes, sizes, rows and algorithms that lie refused with exit 5 "
-                        "(staging removed); METADATA or file names that disagree refused with "
-                        "exit 2; the untouched wheel installs")
+    # The control: the same builder's untouched wheel installs, so every refusal above
+    # is the edit's doing.
+    cases.append(("control_good_wheel_installs", lambda: good_installs(work)))
+    return suite.run_all(cases, work,
+                         "RECORD hashes, sizes, rows and algorithms that lie refused with exit 5 "
+                         "(staging removed); METADATA or file names that disagree refused with "
+                         "exit 2; the untouched wheel installs")
 
 
 def good_installs(work):

@@ -55,6 +55,17 @@ class Work:
         (self.root / "canary.txt").write_text("canary\n")
         self.count = 0
 
+    def elf(self):
+        """A fresh, editable copy of the good library."""
+        return Elf(self.good)
+
+    @staticmethod
+    def open_group(args, case_class, command="wheelmod check PREFIX; wheelmod relink PREFIX"):
+        """The suite of one class and its Work, the good library and its editor."""
+        suite = Suite(args.wheelmod, case_class, command)
+        work = Work(suite)
+        return suite, work, work.good, work.elf
+
     def close(self):
         shutil.rmtree(self.top, ignore_errors=True)
 
@@ -130,17 +141,8 @@ class Work:
 LOAD = "import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).hostile_answer())"
 
 
-def run_cases(suite, cases):
-    for name, function, *xfail in cases:
-        suite.case(name, function, xfail=xfail[0] if xfail else None)
-
-
 def headers(args):
-    suite = Suite(args.wheelmod, "damaged ELF and program headers, truncated ELF files",
-                  "wheelmod check PREFIX; wheelmod relink PREFIX")
-    work = Work(suite)
-    good = work.good
-    e = lambda: Elf(good)  # noqa: E731
+    suite, work, good, e = Work.open_group(args, "damaged ELF and program headers, truncated ELF files")
     size = len(good)
     dynamic_end = e().segment(PT_DYNAMIC)[3] + e().segment(PT_DYNAMIC)[5]
     cases = [
@@ -168,21 +170,14 @@ def headers(args):
     ]
     for cut in (32, 64, 100, size // 4, size // 2, dynamic_end - 8):
         cases.append((f"truncated_at_{cut}", lambda cut=cut: work.broken(good[:cut])))
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("every ELF or program header pointing past the file, and every cut "
-                        "before the dynamic array's end: check exit 6 and relink exit 4 naming "
-                        "the file and the broken field; no file edited, nothing outside written")
+    return suite.run_all(cases, work,
+                         "every ELF or program header pointing past the file, and every cut "
+                         "before the dynamic array's end: check exit 6 and relink exit 4 naming "
+                         "the file and the broken field; no file edited, nothing outside written")
 
 
 def dynamic(args):
-    suite = Suite(args.wheelmod, "damaged dynamic arrays and string tables",
-                  "wheelmod check PREFIX; wheelmod relink PREFIX")
-    work = Work(suite)
-    good = work.good
-    e = lambda: Elf(good)  # noqa: E731
+    suite, work, good, e = Work.open_group(args, "damaged dynamic arrays and string tables")
     strsz = e().dynamic_value(DT_STRSZ)
     cases = [
         ("dt_strtab_in_no_segment", lambda: work.broken(
@@ -197,21 +192,14 @@ def dynamic(args):
             e().set_dynamic(DT_STRSZ, e().dynamic_value(DT_RUNPATH) + 4).data)),
         ("dynamic_without_dt_null", lambda: work.broken(e().drop_dt_null().data, r"DT_NULL")),
     ]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("string tables outside every segment or past their size, names past "
-                        "the table, a dynamic array without DT_NULL: check exit 6, relink exit 4, "
-                        "no allocation sized by a crafted field, no file edited")
+    return suite.run_all(cases, work,
+                         "string tables outside every segment or past their size, names past "
+                         "the table, a dynamic array without DT_NULL: check exit 6, relink exit 4, "
+                         "no allocation sized by a crafted field, no file edited")
 
 
 def sections(args):
-    suite = Suite(args.wheelmod, "damage the dynamic loader ignores (section headers, tail)",
-                  "wheelmod check PREFIX; wheelmod relink PREFIX")
-    work = Work(suite)
-    good = work.good
-    e = lambda: Elf(good)  # noqa: E731
+    suite, work, good, e = Work.open_group(args, "damage the dynamic loader ignores (section headers, tail)")
     cases = [
         ("e_shoff_past_eof", lambda: work.tolerated(e().set_header("<Q", 40, 0xFFFFFFFF00).data)),
         ("e_shnum_huge", lambda: work.tolerated(e().set_header("<H", 60, 0xFFFF).data)),
@@ -224,14 +212,11 @@ def sections(args):
         # every segment whole.
         ("truncated_in_section_headers", lambda: work.tolerated(good[:len(good) - 1])),
     ]
-    try:
-        run_cases(suite, cases)
-        suite.case("control_good_library", lambda: work.tolerated(good))
-    finally:
-        work.close()
-    return suite.finish("section headers out of range or overlapping, and a cut through the "
-                        "section header table: read from the program headers as ld.so does, "
-                        "relinked, and the edited library still loads (ctypes) and answers 42")
+    cases.append(("control_good_library", lambda: work.tolerated(good)))
+    return suite.run_all(cases, work,
+                         "section headers out of range or overlapping, and a cut through the "
+                         "section header table: read from the program headers as ld.so does, "
+                         "relinked, and the edited library still loads (ctypes) and answers 42")
 
 
 def install(args):
@@ -241,11 +226,8 @@ def install(args):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "install"))
     from make_wheel import Member, Wheel
 
-    suite = Suite(args.wheelmod, "damaged ELF files inside a wheel",
-                  "wheelmod install --wheel FILE --prefix P")
-    work = Work(suite)
-    good = work.good
-    e = lambda: Elf(good)  # noqa: E731
+    suite, work, good, e = Work.open_group(args, "damaged ELF files inside a wheel",
+                                           "wheelmod install --wheel FILE --prefix P")
     parent = work.root / "software"
     parent.mkdir()
 
@@ -288,13 +270,10 @@ def install(args):
         ("e_phnum_pn_xnum", lambda: refused("xnum", e().set_header("<H", 56, 0xFFFF).data)),
         ("control_good_library", lambda: installed("good", good)),
     ]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("a wheel whose library is broken stopped by the staged relink with exit 4 "
-                        "naming the file; no prefix, only the install lock in its parent; the "
-                        "intact library installs and loads")
+    return suite.run_all(cases, work,
+                         "a wheel whose library is broken stopped by the staged relink with exit 4 "
+                         "naming the file; no prefix, only the install lock in its parent; the "
+                         "intact library installs and loads")
 
 
 GROUPS = {"headers": headers, "dynamic": dynamic, "sections": sections, "install": install}

@@ -27,8 +27,7 @@ from pathlib import Path
 from hostile_server import closed_port
 from hostile_support import MIB, Suite, check, check_error, main_with_groups
 from index_fixture import (CAPPED_BUDGET_MIB, JSON_TYPE, PAGE_CAP, PAGE_PATH, SECRET, TARGET,
-                           WHEEL_NAME, WHEEL_PATH, Work, html, link, quiet_asan, run_cases,
-                           sha256, torch_wheel)
+                           WHEEL_NAME, WHEEL_PATH, Work, html, link, quiet_asan, sha256, torch_wheel)
 
 
 # --- pages --------------------------------------------------------------------------------------
@@ -36,7 +35,6 @@ from index_fixture import (CAPPED_BUDGET_MIB, JSON_TYPE, PAGE_CAP, PAGE_PATH, SE
 def pages(args):
     suite = Suite(args.wheelmod, "huge and endless index pages", "wheelmod resolve torch --index URL")
     work = Work(suite)
-    work.serve_wheel()
     env = quiet_asan()
 
     def many_links():
@@ -118,15 +116,11 @@ def pages(args):
     cases = [("links", many_links), ("attribute_100mb", huge_attribute),
              ("json_nesting_1m", json_nesting), ("html_nesting_100k", html_nesting),
              ("endless_page", endless), ("gzip_bomb", gzip_bomb)]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish(f"a page of {args.links} links, one with a 100 MB attribute, JSON nested "
-                        "1,000,000 deep and HTML 100,000 deep parsed (the fitting wheel chosen) "
-                        "within their bounds; an endless page and a "
-                        "gzip bomb stopped at 256 MiB with exit 4")
-
+    return suite.run_all(cases, work,
+                         f"a page of {args.links} links, one with a 100 MB attribute, JSON nested "
+                         "1,000,000 deep and HTML 100,000 deep parsed (the fitting wheel chosen) "
+                         "within their bounds; an endless page and a "
+                         "gzip bomb stopped at 256 MiB with exit 4")
 
 
 # --- credentials ------------------------------------------------------------------------------
@@ -152,7 +146,6 @@ def credentials(args):
     suite = Suite(args.wheelmod, "credentials in index URLs",
                   "wheelmod resolve/fetch/install --index http://user:secret@127.0.0.1:PORT/simple/")
     work = Work(suite)
-    work.serve_wheel()
     server = work.server
     index = server.url("/simple/", credentials=f"user:{SECRET}")
 
@@ -321,15 +314,10 @@ def credentials(args):
              ("page_links_with_credentials", absolute_links_with_credentials),
              ("failures", failures), ("fetch_mismatch_and_json", fetch_mismatch_and_json),
              ("fetch_from_authenticated_index", fetch_authenticated)]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("user:secret@ sent as Basic auth, printed as user:***@ in text, markdown, "
-                        "JSON and every error (404, 503, refused, redirect, bad page, hash "
-                        "mismatch); never stored in the cache, the destination or the prefix")
-
-
+    return suite.run_all(cases, work,
+                         "user:secret@ sent as Basic auth, printed as user:***@ in text, markdown, "
+                         "JSON and every error (404, 503, refused, redirect, bad page, hash "
+                         "mismatch); never stored in the cache, the destination or the prefix")
 
 
 GROUPS = {"pages": pages, "credentials": credentials}

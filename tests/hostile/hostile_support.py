@@ -214,6 +214,16 @@ class Suite:
         if outcome:
             self.outcomes.append(outcome)
 
+    def run_all(self, cases, work, outcome):
+        """Runs `cases` ((name, function[, xfail reason]) each), closes `work` whatever
+        happens, and records the class with `outcome`; returns the exit code."""
+        try:
+            for name, function, *xfail in cases:
+                self.case(name, function, xfail=xfail[0] if xfail else None)
+        finally:
+            work.close()
+        return self.finish(outcome)
+
     def finish(self, outcome):
         peak = round(self.peak_rss_kib / 1024, 1)
         figures = {"peak_rss_mib": peak, "baseline_rss_mib": round(self.baseline_mib(), 1)}

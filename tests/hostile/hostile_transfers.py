@@ -18,7 +18,7 @@ import sys
 from hostile_support import (MIB, Suite, check, check_error, check_unchanged, main_with_groups,
                              snapshot)
 from index_fixture import (JSON_TYPE, METADATA, PAGE_PATH, TARGET, WHEEL_NAME, WHEEL_PATH, Work,
-                           html, link, run_cases, sha256)
+                           html, link, sha256)
 
 
 # --- redirects --------------------------------------------------------------------------------
@@ -30,7 +30,6 @@ def redirects(args):
     suite = Suite(args.wheelmod, "redirects to other schemes",
                   "wheelmod resolve/fetch --index http://127.0.0.1:PORT/simple/")
     work = Work(suite)
-    work.serve_wheel()
     server = work.server
 
     def page_to(location):
@@ -90,13 +89,10 @@ def redirects(args):
              ("redirect_loop", loop),
              ("page_links_local_file", page_links_local_file),
              ("control_same_scheme", same_scheme_followed)]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("302s from http to file://, ftp://, gopher://, dict:// refused (exit 4) "
-                        "for pages and wheels, nothing read or written; a loop stopped; an "
-                        "http:// redirect followed")
+    return suite.run_all(cases, work,
+                         "302s from http to file://, ftp://, gopher://, dict:// refused (exit 4) "
+                         "for pages and wheels, nothing read or written; a loop stopped; an "
+                         "http:// redirect followed")
 
 
 # --- lengths ----------------------------------------------------------------------------------
@@ -105,7 +101,6 @@ def lengths(args):
     suite = Suite(args.wheelmod, "responses longer or shorter than advertised",
                   "wheelmod resolve/fetch/install --index http://127.0.0.1:PORT/simple/")
     work = Work(suite)
-    work.serve_wheel()
     server = work.server
     size = len(work.wheel)
 
@@ -177,7 +172,7 @@ def lengths(args):
         server.sent.clear()  # counted per path, across cases
         server.routes[WHEEL_PATH] = lambda h: h.chunked(
             200, [work.wheel] + [block] * (4 << 10))  # then 256 MiB more
-        result = fetch(5, r"more than the %d bytes the index says" % size)
+        fetch(5, r"more than the %d bytes the index says" % size)
         sent = server.sent.get(WHEEL_PATH, 0)
         check(sent < 64 * MIB, f"{sent} bytes went out before wheelmod stopped")
         return f"stopped after {sent / MIB:.1f} MiB"
@@ -226,14 +221,11 @@ def lengths(args):
              ("wheel_length_over_index", wheel_length_over_index),
              ("wheel_excess_after_length", wheel_excess_after_length),
              ("wheel_longer_without_size", wheel_longer_no_size)]
-    try:
-        run_cases(suite, cases)
-    finally:
-        work.close()
-    return suite.finish("bytes past Content-Length never read (a smuggled response and link "
-                        "ignored), a short page exit 4, a wheel longer than the index's size or "
-                        "hash refused with exit 5 and stopped within a few MiB, nothing at the "
-                        "final name, no prefix")
+    return suite.run_all(cases, work,
+                         "bytes past Content-Length never read (a smuggled response and link "
+                         "ignored), a short page exit 4, a wheel longer than the index's size or "
+                         "hash refused with exit 5 and stopped within a few MiB, nothing at the "
+                         "final name, no prefix")
 
 
 GROUPS = {"redirects": redirects, "lengths": lengths}

@@ -73,6 +73,7 @@ class Work:
         (self.root / "canary.txt").write_text("canary\n")
         self.wheel = os.urandom(256 * 1024)  # fetch checks bytes, not zip structure
         self.count = 0
+        self.serve_wheel()  # every group starts from a server that answers the wheel
 
     def close(self):
         self.server.close()
@@ -131,8 +132,3 @@ def quiet_asan():
     env = dict(os.environ)
     env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=0").lstrip(":")
     return env
-
-
-def run_cases(suite, cases):
-    for name, function, *xfail in cases:
-        suite.case(name, function, xfail=xfail[0] if xfail else None)

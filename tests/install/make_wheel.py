@@ -160,14 +160,20 @@ def central_entries(data):
     return entries
 
 
+def header_offsets(data, name):
+    """(central header, local header) offsets of each member called `name`: the
+    local header's offset is field 42 of the central one (APPNOTE 4.3.12)."""
+    for offset, entry in central_entries(data):
+        if entry == name:
+            yield offset, struct.unpack_from("<I", data, offset + 42)[0]
+
+
 def set_encrypted_flag(name):
     """Sets bit 0 (encrypted) in both headers of `name`; zipfile cannot encrypt."""
     def patch(data):
-        for offset, entry in central_entries(data):
-            if entry == name:
-                local = struct.unpack_from("<I", data, offset + 42)[0]
-                data[offset + 8] |= 1
-                data[local + 6] |= 1
+        for central, local in header_offsets(data, name):
+            data[central + 8] |= 1
+            data[local + 6] |= 1
     return patch
 
 
@@ -175,21 +181,17 @@ def rename_local_header(name, other):
     """The local header says `other`, the central directory `name`."""
     assert len(name) == len(other)
     def patch(data):
-        for offset, entry in central_entries(data):
-            if entry == name:
-                local = struct.unpack_from("<I", data, offset + 42)[0]
-                data[local + 30:local + 30 + len(other)] = other.encode()
+        for _, local in header_offsets(data, name):
+            data[local + 30:local + 30 + len(other)] = other.encode()
     return patch
 
 
 def set_uncompressed_size(name, size):
     """Both headers of `name` claim `size` uncompressed bytes (APPNOTE 4.3.7, 4.3.12)."""
     def patch(data):
-        for offset, entry in central_entries(data):
-            if entry == name:
-                local = struct.unpack_from("<I", data, offset + 42)[0]
-                struct.pack_into("<I", data, offset + 24, size)
-                struct.pack_into("<I", data, local + 22, size)
+        for central, local in header_offsets(data, name):
+            struct.pack_into("<I", data, central + 24, size)
+            struct.pack_into("<I", data, local + 22, size)
     return patch
 
 
