@@ -126,9 +126,9 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
     if (generation.cuda_libraries.contains(dependency.name)) libraries.push_back(&dependency);
   if (libraries.empty()) return;
   CheckFailedError error(
-      "install", std::to_string(libraries.size()) + " CUDA librar" +
-                     (libraries.size() == 1 ? "y" : "ies") + " the wheels need " +
-                     (libraries.size() == 1 ? "has" : "have") + " no module here",
+      "install",
+      std::to_string(libraries.size()) + " CUDA librar" + (libraries.size() == 1 ? "y" : "ies") +
+          " the wheels need " + (libraries.size() == 1 ? "has" : "have") + " no module here",
       bundle_missing ? "install the modules (eb --robot) and point --eb-installpath at them, or "
                        "load them (their EBROOT* variables are read)"
                      : "install the modules (eb --robot) and point --eb-installpath at them, "
@@ -149,16 +149,16 @@ nlohmann::json provenance(const InstallCommandOptions& options,
   std::ranges::sort(modules);
   modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
   const auto toolchain = generation.toolchains.find(options.selection.toolchain);
-  nlohmann::json out{{"schema_version", 1},
-                     {"installer", std::string("wheelmod ") + WHEELMOD_VERSION},
-                     {"toolchain", options.selection.toolchain},
-                     {"generation", generation.name},
-                     {"python", request.python_version},
-                     {"python_module", generation.python.module},
-                     {"accelerator", accelerator},
-                     {"modules", modules},
-                     {"metadata", request.metadata == prefix::MetadataPolicy::strip ? "strip"
-                                                                                    : "keep"}};
+  nlohmann::json out{
+      {"schema_version", 1},
+      {"installer", std::string("wheelmod ") + WHEELMOD_VERSION},
+      {"toolchain", options.selection.toolchain},
+      {"generation", generation.name},
+      {"python", request.python_version},
+      {"python_module", generation.python.module},
+      {"accelerator", accelerator},
+      {"modules", modules},
+      {"metadata", request.metadata == prefix::MetadataPolicy::strip ? "strip" : "keep"}};
   if (toolchain != generation.toolchains.end())
     out["toolchain_module"] = toolchain->second.name + "/" + toolchain->second.version;
   if (generation.cuda) out["cuda_module"] = generation.cuda->module;
@@ -257,7 +257,8 @@ void run_install(const InstallCommandOptions& options, CommandContext& context) 
     for (const auto& result : batch.results) request.wheels.push_back(result->path);
   }
   request.relink = relink;
-  request.provenance = provenance(options, *generation, request, relink.modules, accelerator, index);
+  request.provenance =
+      provenance(options, *generation, request, relink.modules, accelerator, index);
   prefix::CheckOptions check;
   if (!options.eb_installpath.empty()) check.allowed_roots.emplace_back(options.eb_installpath);
   request.check = check;

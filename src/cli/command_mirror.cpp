@@ -47,13 +47,14 @@ nlohmann::json to_json(const mirror::MirrorReport& report, mirror::MirrorMode mo
     changes.push_back(std::move(item));
   }
   nlohmann::json totals;
-  for (const auto kind : {mirror::ChangeKind::add, mirror::ChangeKind::keep, mirror::ChangeKind::stale,
-                          mirror::ChangeKind::remove, mirror::ChangeKind::conflict,
-                          mirror::ChangeKind::corrupt, mirror::ChangeKind::repaired})
+  for (const auto kind :
+       {mirror::ChangeKind::add, mirror::ChangeKind::keep, mirror::ChangeKind::stale,
+        mirror::ChangeKind::remove, mirror::ChangeKind::conflict, mirror::ChangeKind::corrupt,
+        mirror::ChangeKind::repaired})
     totals[std::string(mirror::change_text(kind))] = {{"files", report.count(kind)},
                                                       {"bytes", report.bytes(kind)}};
   return {{"schema_version", 1},
-          {"mode", mode == mirror::MirrorMode::dry_run ? "dry-run"
+          {"mode", mode == mirror::MirrorMode::dry_run  ? "dry-run"
                    : mode == mirror::MirrorMode::verify ? "verify"
                                                         : "sync"},
           {"variants", report.variants},
@@ -80,9 +81,10 @@ void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, st
   for (const auto& note : report.notes) out << "note: " << note << "\n";
   out << (mode == mirror::MirrorMode::dry_run ? "plan: " : "mirror: ");
   bool first = true;
-  for (const auto kind : {mirror::ChangeKind::add, mirror::ChangeKind::keep, mirror::ChangeKind::stale,
-                          mirror::ChangeKind::remove, mirror::ChangeKind::conflict,
-                          mirror::ChangeKind::corrupt, mirror::ChangeKind::repaired}) {
+  for (const auto kind :
+       {mirror::ChangeKind::add, mirror::ChangeKind::keep, mirror::ChangeKind::stale,
+        mirror::ChangeKind::remove, mirror::ChangeKind::conflict, mirror::ChangeKind::corrupt,
+        mirror::ChangeKind::repaired}) {
     const auto count = report.count(kind);
     if (count == 0 && kind != mirror::ChangeKind::add && kind != mirror::ChangeKind::keep) continue;
     out << (first ? "" : ", ") << count << " to " << mirror::change_text(kind) << " ("
@@ -97,7 +99,8 @@ void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, st
 
 void run_mirror_command(const MirrorCommandOptions& options, CommandContext& context) {
   if (options.repair && !options.verify)
-    throw UsageError("--repair", "only with --verify", "wheelmod mirror SPEC --dest DIR --verify --repair");
+    throw UsageError("--repair", "only with --verify",
+                     "wheelmod mirror SPEC --dest DIR --verify --repair");
   if (options.download.jobs == 0 || options.download.jobs > 64)
     throw UsageError("--jobs " + std::to_string(options.download.jobs), "must be between 1 and 64");
   const auto spec = mirror::load_spec(options.spec);
@@ -129,12 +132,12 @@ void run_mirror_command(const MirrorCommandOptions& options, CommandContext& con
     throw net::combined_failure(batch);
   }
   if (const auto conflicts = report.count(mirror::ChangeKind::conflict); conflicts > 0)
-    throw IntegrityError(run.dest.string(),
-                         std::to_string(conflicts) +
-                             " upstream files changed their sha256 under the same name",
-                         "the mirrored files were kept; compare them with the new bytes under "
-                         ".wheelmod/conflicts/ and remove the old file from the mirror (and its "
-                         "manifest entry) only once you trust the new one");
+    throw IntegrityError(
+        run.dest.string(),
+        std::to_string(conflicts) + " upstream files changed their sha256 under the same name",
+        "the mirrored files were kept; compare them with the new bytes under "
+        ".wheelmod/conflicts/ and remove the old file from the mirror (and its "
+        "manifest entry) only once you trust the new one");
   const auto corrupt = report.count(mirror::ChangeKind::corrupt);
   if (corrupt > report.count(mirror::ChangeKind::repaired))
     throw IntegrityError(run.dest.string(), std::to_string(corrupt) + " stored files are corrupt",
@@ -146,8 +149,9 @@ void run_mirror_command(const MirrorCommandOptions& options, CommandContext& con
 CommandRunner add_mirror_command(CLI::App& app) {
   auto options = std::make_shared<MirrorCommandOptions>();
   auto* sub = app.add_subcommand(
-      "mirror", "Copy the slice of an index a YAML spec selects into a static PEP 503 tree, "
-                "incrementally, verified");
+      "mirror",
+      "Copy the slice of an index a YAML spec selects into a static PEP 503 tree, "
+      "incrementally, verified");
   sub->add_option("spec", options->spec, "The mirror spec (YAML; docs/mirror.md)")->required();
   sub->add_option("--dest", options->dest, "The mirror directory")->required();
   sub->add_flag("--dry-run", options->dry_run,

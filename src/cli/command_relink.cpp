@@ -112,7 +112,8 @@ void run_relink(const RelinkCommandOptions& options, CommandContext& context) {
   auto target = std::filesystem::absolute(options.prefix).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();  // "p/"
   if (std::error_code error; !options.dry_run && std::filesystem::is_directory(target, error))
-    lock = DirectoryLock::acquire(target.parent_path(), "." + target.filename().string() + ".wheelmod.lock",
+    lock = DirectoryLock::acquire(target.parent_path(),
+                                  "." + target.filename().string() + ".wheelmod.lock",
                                   [&](const std::string& line) { reporter->on_warning(line); });
   const auto report = prefix::relink_prefix(options.prefix, relink, *reporter);
   if (options.format == OutputFormat::json)

@@ -31,7 +31,8 @@ void print_verdicts(const swap::SwapcheckReport& report, std::ostream& out) {
   for (const auto& d : report.dependents) {
     out << "  " << swap::verdict_text(d.verdict) << (d.fixed ? " (RPATH fixed)" : "") << "  "
         << (d.projects.empty() ? d.prefix.string() : d.projects.front()) << "\n";
-    for (const auto& r : d.reasons) out << "      " << r.kind << ": " << swap::describe(r, 3) << "\n";
+    for (const auto& r : d.reasons)
+      out << "      " << r.kind << ": " << swap::describe(r, 3) << "\n";
   }
 }
 
@@ -65,7 +66,8 @@ void run_swap(const SwapOptions& options, CommandContext& context) {
     });
     if (breaks && !options.force) {
       print_verdicts(report, context.out);
-      throw CheckFailedError(options.name, "some dependents would break on " + target + "; nothing changed",
+      throw CheckFailedError(options.name,
+                             "some dependents would break on " + target + "; nothing changed",
                              "rebuild them on the new torch, or pass --force to swap anyway");
     }
     report = swap::swapcheck(current_root, target_root, dependents, swap::FixRpath::yes);
@@ -83,11 +85,13 @@ CommandRunner add_swap_command(CLI::App& app) {
   auto options = std::make_shared<SwapOptions>();
   auto* sub = app.add_subcommand(
       "swap", "Point the canonical PyTorch module at another build, if its dependents survive");
-  sub->add_option("--modulepath", options->modulepath, "Module tree holding all/<Name>/...")->required();
+  sub->add_option("--modulepath", options->modulepath, "Module tree holding all/<Name>/...")
+      ->required();
   sub->add_option("--name", options->name, "The canonical module dependents load, Name/version")
       ->required();
   sub->add_option("--to", options->to, "The module of the build to switch to (Name/version)");
-  sub->add_flag("--rollback", options->rollback, "Switch back to the build in use before the last swap");
+  sub->add_flag("--rollback", options->rollback,
+                "Switch back to the build in use before the last swap");
   sub->add_flag("--force", options->force, "Swap even when dependents would break");
   sub->add_option("--dependents", options->dependents,
                   "Prefixes or a software/ tree to check (default: the modules that name --name)");

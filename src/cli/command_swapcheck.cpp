@@ -37,8 +37,11 @@ std::string abi_text(const std::optional<bool>& abi) {
 std::string torch_line(const swap::TorchInstall& torch) {
   return "torch " + (torch.version.empty() ? std::string("(no version)") : torch.version) +
          ", _GLIBCXX_USE_CXX11_ABI=" + abi_text(torch.cxx11_abi) +
-         (torch.cuda_major ? ", CUDA " + std::to_string(*torch.cuda_major) : torch.rocm ? ", ROCm" : ", no CUDA") +
-         ", " + std::to_string(torch.exports.size()) + " exported symbols (" + torch.prefix.string() + ")";
+         (torch.cuda_major ? ", CUDA " + std::to_string(*torch.cuda_major)
+          : torch.rocm     ? ", ROCm"
+                           : ", no CUDA") +
+         ", " + std::to_string(torch.exports.size()) + " exported symbols (" +
+         torch.prefix.string() + ")";
 }
 
 nlohmann::json to_json(const swap::SwapcheckReport& report) {
@@ -126,7 +129,8 @@ CommandRunner add_swapcheck_command(CLI::App& app) {
   auto options = std::make_shared<SwapcheckOptions>();
   auto* sub = app.add_subcommand(
       "swapcheck", "Tell which installed packages survive replacing one torch with another");
-  sub->add_option("--current", options->current, "Prefix of the torch the dependents were installed on")
+  sub->add_option("--current", options->current,
+                  "Prefix of the torch the dependents were installed on")
       ->required();
   sub->add_option("--candidate", options->candidate, "Prefix of the torch that would replace it")
       ->required();

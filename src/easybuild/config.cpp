@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "yaml/cursor.hpp"
 #include "pep/name.hpp"
+#include "yaml/cursor.hpp"
 
 namespace wheelmod::easybuild {
 
@@ -84,7 +84,7 @@ ToolchainEntry read_toolchain(const Cursor& entry) {
   const std::string expected = toolchain.name + "-" + toolchain.version;
   if (entry.key() != expected) {
     yaml::fail(entry.key_origin(), "toolchain key must be <name>-<version>",
-                 "write '" + expected + "' as the key, or correct name and version");
+               "write '" + expected + "' as the key, or correct name and version");
   }
   return {std::move(toolchain), entry.key_origin(), 0};
 }
@@ -93,8 +93,8 @@ ToolchainEntry read_toolchain(const Cursor& entry) {
 void check_project_key(const Cursor& entry) {
   if (!pep::is_valid_name(entry.key()) || pep::canonicalize_name(entry.key()) != entry.key()) {
     yaml::fail(entry.key_origin(), "'" + entry.key() + "' is not a normalised project name",
-                 "write '" + pep::canonicalize_name(entry.key()) +
-                     "' (PEP 503: lower case, runs of '-', '_', '.' become one '-')");
+               "write '" + pep::canonicalize_name(entry.key()) +
+                   "' (PEP 503: lower case, runs of '-', '_', '.' become one '-')");
   }
 }
 
@@ -299,7 +299,7 @@ template <typename T>
 const T& required(const std::optional<T>& value, const Origin& origin, std::string_view field) {
   if (!value) {
     yaml::fail(origin, "missing required field '" + std::string(field) + "'",
-                 "an entry that the site file adds must be complete (config/README.md)");
+               "an entry that the site file adds must be complete (config/README.md)");
   }
   return *value;
 }
@@ -312,9 +312,9 @@ std::map<std::string, Generation> finish(Tables& tables) {
         known += (known.empty() ? "" : ", ") + other;
       }
       yaml::fail(dependencies.origin,
-                   "generation '" + name + "' is not in " + std::string(k_toolchains_file),
-                   "add it to toolchains.yaml next to this file, or correct the name (known: " +
-                       known + ")");
+                 "generation '" + name + "' is not in " + std::string(k_toolchains_file),
+                 "add it to toolchains.yaml next to this file, or correct the name (known: " +
+                     known + ")");
     }
   }
   // find_generation must be unambiguous: one generation per --toolchain value.
@@ -326,9 +326,9 @@ std::map<std::string, Generation> finish(Tables& tables) {
       if (added) continue;
       const bool later = entry.sequence > it->second.second->sequence;
       yaml::fail(later ? entry.origin : it->second.second->origin,
-                   "toolchain '" + key + "' is also in generation '" +
-                       (later ? it->second.first : name) + "'",
-                   "a --toolchain value selects one generation; remove one of them");
+                 "toolchain '" + key + "' is also in generation '" +
+                     (later ? it->second.first : name) + "'",
+                 "a --toolchain value selects one generation; remove one of them");
     }
   }
   std::map<std::string, Generation> out;

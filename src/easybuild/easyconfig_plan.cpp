@@ -69,7 +69,8 @@ std::vector<Extension> merge_extensions(
       extension.name = wheel->project;
       extension.version = key.second;
       extension.modulename = modulename_for(wheel->project);
-      extension.files[arch] = WheelFile{wheel->filename, mask_credentials(wheel->url), wheel->sha256};
+      extension.files[arch] =
+          WheelFile{wheel->filename, mask_credentials(wheel->url), wheel->sha256};
       is_requested[key] = is_requested[key] || wheel->requested;
     }
   }

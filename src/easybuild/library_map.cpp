@@ -155,8 +155,7 @@ const CudaLibrary* library_with_soname(const Generation& generation, const std::
 
 // Whether a search-path entry of the new path, as ld.so expands it for this
 // file, is a directory holding `soname`.
-bool holds_file(const FileLocation& location, const std::string& entry,
-                const std::string& soname) {
+bool holds_file(const FileLocation& location, const std::string& entry, const std::string& soname) {
   fs::path directory(entry);
   if (const auto rest = after_origin(entry))
     directory = location.directory / fs::path(std::string(*rest)).relative_path();
@@ -260,8 +259,7 @@ bool SearchPathPlan::complete() const {
 }
 
 SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
-                                const FileLocation& location,
-                                const Generation& generation,
+                                const FileLocation& location, const Generation& generation,
                                 const std::vector<std::string>& modules,
                                 const ModuleLocator& locator,
                                 const std::vector<std::string>& needed) {
@@ -286,8 +284,7 @@ SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
   for (const auto& soname : needed) {
     std::string package;
     const CudaLibrary* library = library_with_soname(generation, soname, package);
-    if (library == nullptr ||
-        std::ranges::any_of(seen, [&](const std::string& entry) {
+    if (library == nullptr || std::ranges::any_of(seen, [&](const std::string& entry) {
           return holds_file(location, entry, soname);
         }))
       continue;

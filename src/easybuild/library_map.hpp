@@ -92,8 +92,7 @@ struct FileLocation {
 /// under that SONAME; with the directory in its own RPATH it loads alone,
 /// as EasyBuild's RPATH sanity check expects of every library.
 SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
-                                const FileLocation& location,
-                                const Generation& generation,
+                                const FileLocation& location, const Generation& generation,
                                 const std::vector<std::string>& modules,
                                 const ModuleLocator& locator,
                                 const std::vector<std::string>& needed = {});

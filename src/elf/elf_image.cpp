@@ -116,7 +116,8 @@ void ElfImage::read_program_headers() {
   // "Program Loading"): without one (no program headers, a PN_XNUM count
   // whose section 0 says 0, a class byte that makes the table unreadable)
   // ld.so refuses it, "cannot read file data"; so must relink and check.
-  const bool loadable = std::ranges::any_of(m_segments, [](const Segment& s) { return s.type == PT_LOAD; });
+  const bool loadable =
+      std::ranges::any_of(m_segments, [](const Segment& s) { return s.type == PT_LOAD; });
   if ((m_type == ET_DYN || m_type == ET_EXEC) && !loadable)
     throw broken("no PT_LOAD segment (" + std::to_string(count) +
                  " program headers): not a file ld.so can load");

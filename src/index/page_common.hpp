@@ -43,7 +43,8 @@ Checked<CoreMetadata> core_metadata_attribute(std::string_view value);
 bool is_file_name(std::string_view name);
 
 /// `url` with the characters RFC 3986 never allows (space, non-ASCII, `<`,
-/// ...) percent-encoded, and `+` in the path as `%2B` (download.pytorch.org answers a literal `+` with 403, astral-sh/uv#1497).
+/// ...) percent-encoded, and `+` in the path as `%2B` (download.pytorch.org answers a literal `+`
+/// with 403, astral-sh/uv#1497).
 std::string clean_url(std::string_view url);
 
 /// PEP 629 / PEP 691 API version: "1.x" is ours; anything else is an

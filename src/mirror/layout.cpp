@@ -130,10 +130,10 @@ void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
   for (const auto& name : names) {
     // easybuild.framework.easyblock obtain_file: <sourcepath>/<first letter,
     // lower case>/<Name>/extensions/<file> for an extension's source.
-    const auto directory = sourcepath /
-                           std::string(1, static_cast<char>(std::tolower(
-                                              static_cast<unsigned char>(name.front())))) /
-                           name / "extensions";
+    const auto directory =
+        sourcepath /
+        std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name.front())))) /
+        name / "extensions";
     std::error_code error;
     fs::create_directories(directory, error);
     if (error) throw IoError(directory.string(), "cannot create: " + error.message());

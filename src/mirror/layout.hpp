@@ -4,8 +4,8 @@
 //                                         parent (whl/cu126/x.whl, whl/x.whl, packages/..):
 //                                         two variants may serve different files under one
 //                                         name (download.pytorch.org's aarch64 wheels)
-//   <variant>/index.html                  PEP 503 root of that variant (pip --index-url DIR/<variant>)
-//   <variant>/<project>/index.html        project pages, linking ../../files/
+//   <variant>/index.html                  PEP 503 root of that variant (pip --index-url
+//   DIR/<variant>) <variant>/<project>/index.html        project pages, linking ../../files/
 //   wheelmod-mirror.json                  the manifest
 //   .wheelmod/cache/, .wheelmod/conflicts/<sha256>/<file>   page cache; upstream's changed files
 // so that `--index file:///DIR` (wheelmod appends the variant) and pip's
@@ -51,6 +51,7 @@ std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
 /// Links every stored wheel into `<sourcepath>/<letter>/<Name>/extensions/`
 /// for each name (hard links, else symbolic ones); existing entries stay.
 void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
-                     const std::filesystem::path& sourcepath, const std::vector<std::string>& names);
+                     const std::filesystem::path& sourcepath,
+                     const std::vector<std::string>& names);
 
 }  // namespace wheelmod::mirror

@@ -16,21 +16,21 @@ namespace wheelmod::mirror {
 inline constexpr const char* k_manifest_name = "wheelmod-mirror.json";
 
 struct ManifestFile {
-  std::string filename;       // the key: where it is kept, DIR/files/<filename> (layout.hpp)
-  std::string project;        // normalised project name
-  std::string url;            // upstream URL it came from
-  std::string sha256;         // lower-case hex of the stored bytes
+  std::string filename;           // the key: where it is kept, DIR/files/<filename> (layout.hpp)
+  std::string project;            // normalised project name
+  std::string url;                // upstream URL it came from
+  std::string sha256;             // lower-case hex of the stored bytes
   bool sha256_from_index = true;  // false: upstream gave none; computed on download
   std::uint64_t size = 0;
-  std::string fetched;        // UTC, RFC 3339 ("2026-12-02T21:52:42Z")
+  std::string fetched;                         // UTC, RFC 3339 ("2026-12-02T21:52:42Z")
   std::optional<std::string> metadata_sha256;  // of DIR/files/<filename>.metadata
   std::optional<std::string> requires_python;
-  std::vector<std::string> variants;           // sorted, each once
+  std::vector<std::string> variants;  // sorted, each once
 };
 
 struct Manifest {
-  std::string source_index;                     // the spec's index when written
-  std::map<std::string, ManifestFile> files;    // by filename
+  std::string source_index;                   // the spec's index when written
+  std::map<std::string, ManifestFile> files;  // by filename
 };
 
 /// Reads DIR/wheelmod-mirror.json; an empty Manifest when there is none.

@@ -35,8 +35,10 @@ std::vector<Target> targets_of(const MirrorSpec& spec) {
   for (const auto& python : spec.python)
     for (const auto& arch : spec.arches) {
       auto tags = pep::TagTarget::with_python(python, arch, spec.glibc);
-      if (!tags) throw UsageError(spec.file.string(), "python " + python + ": " + tags.error().message);
-      const std::string plain = python.ends_with('t') ? python.substr(0, python.size() - 1) : python;
+      if (!tags)
+        throw UsageError(spec.file.string(), "python " + python + ": " + tags.error().message);
+      const std::string plain =
+          python.ends_with('t') ? python.substr(0, python.size() - 1) : python;
       out.push_back(Target{python, *tags, pep::TagPriority(pep::supported_tags(*tags)),
                            pep::MarkerEnvironment::linux_cpython(plain, arch)});
     }
@@ -153,8 +155,9 @@ class Planner {
     for (const auto& requirement : metadata(link).requires_dist) {
       if (requirement.url || !requirement.applies_to(target.environment)) continue;
       const auto name = requirement.canonical_name();
-      if (!m_followed.insert({variant, name, requirement.specifier.str(), target.python,
-                              target.tags.arch})
+      if (!m_followed
+               .insert(
+                   {variant, name, requirement.specifier.str(), target.python, target.tags.arch})
                .second)
         continue;
       const auto* page = dependency_page(variant, name);
@@ -178,7 +181,8 @@ class Planner {
   // download.pytorch.org lists dependencies on each variant's pages and
   // keeps most of them at the root; a spec may name another index.
   const index::ProjectPage* dependency_page(const std::string& variant, const std::string& name) {
-    if (const auto* page = project_page(m_spec.index + "/" + variant + "/" + name + "/")) return page;
+    if (const auto* page = project_page(m_spec.index + "/" + variant + "/" + name + "/"))
+      return page;
     return project_page(m_spec.dependency_index.value_or(m_spec.index) + "/" + name + "/");
   }
 
@@ -203,9 +207,11 @@ std::vector<std::string> select_variants(const VariantSelection& selection,
                                          const std::vector<std::string>& available) {
   std::set<std::string> out(selection.names.begin(), selection.names.end());
   for (const auto& variant : available) {
-    if (const auto cuda = resolve::cuda_version_of_variant(variant); cuda && in_range(selection.cuda, *cuda))
+    if (const auto cuda = resolve::cuda_version_of_variant(variant);
+        cuda && in_range(selection.cuda, *cuda))
       out.insert(variant);
-    if (variant.starts_with("rocm") && in_range(selection.rocm, variant.substr(4))) out.insert(variant);
+    if (variant.starts_with("rocm") && in_range(selection.rocm, variant.substr(4)))
+      out.insert(variant);
   }
   return {out.begin(), out.end()};
 }

@@ -17,15 +17,15 @@ namespace wheelmod::mirror {
 
 /// Which variant directories of the index (`cpu`, `cu126`, `rocm6.2.4`).
 struct VariantSelection {
-  std::vector<std::string> names;           // listed by name, in spec order
-  std::optional<pep::SpecifierSet> cuda;    // `cuda: ">=12.4"`: every cuXY variant in range
-  std::optional<pep::SpecifierSet> rocm;    // `rocm: ">=6.2"`: every rocmX.Y[.Z] variant in range
+  std::vector<std::string> names;         // listed by name, in spec order
+  std::optional<pep::SpecifierSet> cuda;  // `cuda: ">=12.4"`: every cuXY variant in range
+  std::optional<pep::SpecifierSet> rocm;  // `rocm: ">=6.2"`: every rocmX.Y[.Z] variant in range
 };
 
 /// One project to mirror: its PEP 503 normalised name and the versions.
 struct PackageSelection {
-  std::string name;               // torch, torchvision (normalised)
-  pep::SpecifierSet specifier;    // ">=2.6,<2.8"; empty for "*"
+  std::string name;             // torch, torchvision (normalised)
+  pep::SpecifierSet specifier;  // ">=2.6,<2.8"; empty for "*"
 };
 
 struct MirrorSpec {

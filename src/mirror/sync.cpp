@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <system_error>
 
 #include "core/dir_lock.hpp"
@@ -188,13 +188,14 @@ class Sync {
     for (auto& change : m_report.changes)
       if (change.kind == ChangeKind::add && !change.size)
         for (const auto& [stored, file] : m_to_fetch)
-          if (stored == change.filename) change.size = fetcher.get_range(file.link.url, 0, 1).total_size;
+          if (stored == change.filename)
+            change.size = fetcher.get_range(file.link.url, 0, 1).total_size;
     if (!m_spec.size_limit) return;
     const auto total = m_report.bytes(ChangeKind::add) + m_report.bytes(ChangeKind::keep);
     if (total > *m_spec.size_limit)
       throw UsageError(m_spec.file.string(),
-                       "the selection needs " + std::to_string(total) + " bytes, over size_limit (" +
-                           std::to_string(*m_spec.size_limit) + ")",
+                       "the selection needs " + std::to_string(total) +
+                           " bytes, over size_limit (" + std::to_string(*m_spec.size_limit) + ")",
                        "narrow the spec (versions, variants, Python versions) or raise size_limit; "
                        "--dry-run lists the files");
   }
@@ -262,7 +263,8 @@ class Sync {
       if (!fs::is_regular_file(path, error))
         problem = "missing";
       else if (const auto digest = hash::sha256_file(path); digest.size != entry.size)
-        problem = "size " + std::to_string(digest.size) + ", the manifest says " + std::to_string(entry.size);
+        problem = "size " + std::to_string(digest.size) + ", the manifest says " +
+                  std::to_string(entry.size);
       else if (const auto hex = hash::to_hex(digest.sha256); hex != entry.sha256)
         problem = "sha256 " + hex + ", the manifest says " + entry.sha256;
       if (problem.empty()) {
@@ -282,8 +284,8 @@ class Sync {
     for (auto& failure : batch.failures) m_report.failures.push_back(std::move(failure));
     for (std::size_t i = 0; i < repairs.size(); ++i)
       if (batch.results[i]) {
-        change(ChangeKind::repaired, repairs[i].label, m_manifest.files.at(repairs[i].label).project,
-               batch.results[i]->size);
+        change(ChangeKind::repaired, repairs[i].label,
+               m_manifest.files.at(repairs[i].label).project, batch.results[i]->size);
         ++m_report.downloads;
       }
   }
@@ -330,13 +332,20 @@ class Sync {
 
 std::string_view change_text(ChangeKind kind) {
   switch (kind) {
-    case ChangeKind::add: return "add";
-    case ChangeKind::keep: return "keep";
-    case ChangeKind::stale: return "stale";
-    case ChangeKind::remove: return "remove";
-    case ChangeKind::conflict: return "conflict";
-    case ChangeKind::corrupt: return "corrupt";
-    case ChangeKind::repaired: return "repaired";
+    case ChangeKind::add:
+      return "add";
+    case ChangeKind::keep:
+      return "keep";
+    case ChangeKind::stale:
+      return "stale";
+    case ChangeKind::remove:
+      return "remove";
+    case ChangeKind::conflict:
+      return "conflict";
+    case ChangeKind::corrupt:
+      return "corrupt";
+    case ChangeKind::repaired:
+      return "repaired";
   }
   return "add";
 }

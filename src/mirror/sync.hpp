@@ -58,14 +58,14 @@ struct MirrorReport {
   std::vector<std::string> variants;
   std::vector<MirrorChange> changes;  // sorted by kind, then file name
   std::vector<std::string> notes;
-  std::uint64_t received = 0;         // wheel bytes off the network in this run
-  std::size_t downloads = 0;          // wheels fetched (whole or resumed) in this run
-  std::uint64_t downloaded_bytes = 0; // their sizes (received counts network bytes only)
-  std::size_t pages_written = 0;      // index pages rewritten (0 for an unchanged mirror)
-  std::uint64_t page_requests = 0;    // requests for pages and metadata sent upstream
+  std::uint64_t received = 0;            // wheel bytes off the network in this run
+  std::size_t downloads = 0;             // wheels fetched (whole or resumed) in this run
+  std::uint64_t downloaded_bytes = 0;    // their sizes (received counts network bytes only)
+  std::size_t pages_written = 0;         // index pages rewritten (0 for an unchanged mirror)
+  std::uint64_t page_requests = 0;       // requests for pages and metadata sent upstream
   std::uint64_t pages_not_modified = 0;  // of those, pages the cache had (304)
   std::size_t metadata_fetched = 0;      // core metadata files read upstream
-  std::vector<Error> failures;        // downloads that failed (nothing of theirs was listed)
+  std::vector<Error> failures;           // downloads that failed (nothing of theirs was listed)
   [[nodiscard]] std::uint64_t bytes(ChangeKind kind) const;
   [[nodiscard]] std::size_t count(ChangeKind kind) const;
 };

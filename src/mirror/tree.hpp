@@ -17,11 +17,13 @@ namespace wheelmod::mirror {
 
 /// One file a project page lists.
 struct PageFile {
-  std::string filename;                        // torch-2.6.0+cu126-cp312-cp312-…whl (not encoded)
-  std::string href;                            // relative to the page, percent-encoded ("../../files/torch-2.6.0%2Bcu126-…whl")
+  std::string filename;  // torch-2.6.0+cu126-cp312-cp312-…whl (not encoded)
+  std::string
+      href;  // relative to the page, percent-encoded ("../../files/torch-2.6.0%2Bcu126-…whl")
   std::string sha256;                          // lower-case hex
   std::optional<std::string> metadata_sha256;  // of `<file>.metadata`, when there is one
-  std::optional<std::string> requires_python;  // copied from upstream (PEP 503 data-requires-python)
+  std::optional<std::string>
+      requires_python;  // copied from upstream (PEP 503 data-requires-python)
 };
 
 /// PEP 503 project page: `<!DOCTYPE html>`, a `<meta name="pypi:repository-version"

@@ -62,16 +62,16 @@ void throw_check_failure(const CheckSummary& summary) {
   }
   std::string what;
   if (!libraries.empty())
-    what = std::to_string(libraries.size()) + (libraries.size() == 1 ? " library cannot" : " libraries cannot") +
+    what = std::to_string(libraries.size()) +
+           (libraries.size() == 1 ? " library cannot" : " libraries cannot") +
            " be found without LD_LIBRARY_PATH";
   if (broken > 0)
     what += (what.empty() ? "" : "; ") + std::to_string(broken) +
             (broken == 1 ? " ELF file cannot be read" : " ELF files cannot be read");
-  CheckFailedError error(
-      summary.prefix.string(), what,
-      "load or install the modules that provide them and relink (`wheelmod "
-      "relink PREFIX --toolchain T --eb-installpath DIR`); `wheelmod check "
-      "--format json` lists every file");
+  CheckFailedError error(summary.prefix.string(), what,
+                         "load or install the modules that provide them and relink (`wheelmod "
+                         "relink PREFIX --toolchain T --eb-installpath DIR`); `wheelmod check "
+                         "--format json` lists every file");
   std::size_t shown = 0;
   for (const auto& item : summary.unresolved) {
     if (++shown > 10) {

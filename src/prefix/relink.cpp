@@ -96,8 +96,8 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
     const auto& current = info->rpath ? info->rpath : info->runpath;
     const easybuild::FileLocation location{
         .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
-    auto plan = easybuild::plan_search_path(current, location, *options.generation,
-                                            options.modules, options.locator, info->needed);
+    auto plan = easybuild::plan_search_path(current, location, *options.generation, options.modules,
+                                            options.locator, info->needed);
     if (!current && plan.entries.empty()) continue;  // nothing to map, nothing to add
     for (const auto& entry : plan.entries)
       if (entry.action == easybuild::EntryAction::unmapped)

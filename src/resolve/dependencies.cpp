@@ -174,10 +174,10 @@ class DependencyMapper {
     }
     if (providers.empty()) {
       const auto& what = library.libraries.empty() ? dependency.name : library.libraries.front();
-      dependency.note = absent.empty() ? "no module of " + m_session.request.generation->name +
-                                             " provides " + what
-                                       : "no module for " + what + " is installed here (" +
-                                             absent + " not found)";
+      dependency.note =
+          absent.empty()
+              ? "no module of " + m_session.request.generation->name + " provides " + what
+              : "no module for " + what + " is installed here (" + absent + " not found)";
       return false;
     }
     const auto* best = providers.front();

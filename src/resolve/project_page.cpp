@@ -23,7 +23,8 @@ std::string scheme_of(std::string_view url) {
 
 }  // namespace
 
-std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher, const std::string& url) {
+std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher,
+                                                     const std::string& url) {
   const auto response = fetcher.get_page(url, k_accept);
   if (!response) return std::nullopt;
   const bool json = response->content_type == "application/vnd.pypi.simple.v1+json";

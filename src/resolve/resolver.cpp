@@ -40,9 +40,8 @@ std::string rejections_text(std::vector<Rejection> rejected) {
     const auto mismatches = static_cast<std::size_t>(std::ranges::count(r.reason, ';')) + 1;
     return std::pair{r.reason.starts_with("version "), mismatches};
   };
-  std::ranges::stable_sort(rejected, [&](const Rejection& a, const Rejection& b) {
-    return distance(a) < distance(b);
-  });
+  std::ranges::stable_sort(
+      rejected, [&](const Rejection& a, const Rejection& b) { return distance(a) < distance(b); });
   std::string out;
   constexpr std::size_t k_shown = 8;
   for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)

@@ -1,12 +1,12 @@
 #include "swap/module_alias.hpp"
-#include "swap/swapcheck.hpp"
 
 #include <regex>
 #include <sstream>
 #include <system_error>
 
-#include "core/errors.hpp"
 #include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "swap/swapcheck.hpp"
 
 namespace wheelmod::swap {
 
@@ -19,7 +19,8 @@ constexpr std::string_view k_previous = "-- wheelmod swap: previous ";
 std::pair<std::string, std::string> split_module(const std::string& module) {
   const auto slash = module.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == module.size())
-    throw UsageError(module, "not a full module name", "give Name/version, e.g. PyTorch/2.7.1-foss-2024a");
+    throw UsageError(module, "not a full module name",
+                     "give Name/version, e.g. PyTorch/2.7.1-foss-2024a");
   return {module.substr(0, slash), module.substr(slash + 1)};
 }
 
@@ -60,15 +61,18 @@ void write_alias(const ModuleAlias& alias, const std::string& target) {
   std::string text = kept;
   text += "-- wheelmod swap: " + alias.name + "/" + alias.version +
           " is the build in use; `wheelmod swap --rollback` returns to the previous one\n";
-  if (alias.target && *alias.target != target) text += std::string(k_previous) + *alias.target + "\n";
-  else if (alias.previous) text += std::string(k_previous) + *alias.previous + "\n";
+  if (alias.target && *alias.target != target)
+    text += std::string(k_previous) + *alias.target + "\n";
+  else if (alias.previous)
+    text += std::string(k_previous) + *alias.previous + "\n";
   text += "module_version(\"" + target + "\", \"" + alias.version + "\")\n";
   write_if_changed(alias.rc_file, text);
 }
 
 fs::path module_file(const fs::path& modulepath, const std::string& module) {
   const auto [name, version] = split_module(module);
-  for (const auto& candidate : {modulepath / "all" / name / (version + ".lua"), modulepath / "all" / name / version}) {
+  for (const auto& candidate :
+       {modulepath / "all" / name / (version + ".lua"), modulepath / "all" / name / version}) {
     std::error_code error;
     if (fs::is_regular_file(candidate, error)) return candidate;
   }
@@ -82,7 +86,8 @@ fs::path module_root(const fs::path& file) {
   std::istringstream lines(read_text(file));
   for (std::string line; std::getline(lines, line);) {
     std::smatch match;
-    if (std::regex_search(line, match, lua) || std::regex_search(line, match, tcl)) return fs::path(match[1].str());
+    if (std::regex_search(line, match, lua) || std::regex_search(line, match, tcl))
+      return fs::path(match[1].str());
   }
   throw UsageError(file.string(), "the module sets no root (`local root = \"...\"`)",
                    "swap works with modules written by EasyBuild or `wheelmod module`");

@@ -15,11 +15,11 @@
 namespace wheelmod::swap {
 
 struct ModuleAlias {
-  std::filesystem::path rc_file;          // MODULEPATH/all/PyTorch/.modulerc.lua
-  std::string name;                       // PyTorch
-  std::string version;                    // the canonical version: 2.7.1-foss-2024a-CUDA-12.6.0
-  std::optional<std::string> target;      // PyTorch/2.7.1-…-whl, when the alias exists
-  std::optional<std::string> previous;    // what it pointed at before the last swap
+  std::filesystem::path rc_file;        // MODULEPATH/all/PyTorch/.modulerc.lua
+  std::string name;                     // PyTorch
+  std::string version;                  // the canonical version: 2.7.1-foss-2024a-CUDA-12.6.0
+  std::optional<std::string> target;    // PyTorch/2.7.1-…-whl, when the alias exists
+  std::optional<std::string> previous;  // what it pointed at before the last swap
 };
 
 /// Reads the alias of `canonical` ("Name/version") under `modulepath`
@@ -32,7 +32,8 @@ void write_alias(const ModuleAlias& alias, const std::string& target);
 
 /// The module file of a full module name (all/Name/version.lua, else the
 /// Tcl file all/Name/version); throws UsageError when there is none.
-std::filesystem::path module_file(const std::filesystem::path& modulepath, const std::string& module);
+std::filesystem::path module_file(const std::filesystem::path& modulepath,
+                                  const std::string& module);
 
 /// The installation prefix a module file sets: `local root = "…"` (Lua, as
 /// EasyBuild and wheelmod write it) or `set root …` (Tcl). Throws UsageError.

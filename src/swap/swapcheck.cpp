@@ -1,10 +1,10 @@
 #include "swap/swapcheck.hpp"
 
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <system_error>
 #include <unordered_set>
+
+#include <sys/utsname.h>
 
 #include "core/errors.hpp"
 #include "elf/elf_file.hpp"
@@ -78,12 +78,12 @@ class Checker {
       const auto relative = file.lexically_relative(prefix).string();
       imports_cxx |= check_symbols(file, relative, result);
       check_libraries(relative, *info, result);
-      if (auto fixed = check_search_path(relative, *info, result)) relinks.emplace_back(file, *fixed);
+      if (auto fixed = check_search_path(relative, *info, result))
+        relinks.emplace_back(file, *fixed);
     }
     result.stable_abi = result.torch_imports > 0 && !imports_cxx;
-    const bool breaks = std::ranges::any_of(result.reasons, [](const Reason& r) {
-      return r.kind != "RPATH into the current prefix";
-    });
+    const bool breaks = std::ranges::any_of(
+        result.reasons, [](const Reason& r) { return r.kind != "RPATH into the current prefix"; });
     if (breaks) {
       result.verdict = Verdict::breaks;
     } else if (!relinks.empty() && m_fix == FixRpath::no) {
@@ -91,11 +91,13 @@ class Checker {
     } else {
       for (const auto& [file, value] : relinks) {
         const auto info = elf::read_dynamic(file);
-        elf::set_search_path(file, value,
-                             info && info->runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath);
+        elf::set_search_path(
+            file, value,
+            info && info->runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath);
       }
       result.fixed = !relinks.empty();
-      result.verdict = result.torch_imports > 0 || result.fixed ? Verdict::compatible : Verdict::safe;
+      result.verdict =
+          result.torch_imports > 0 || result.fixed ? Verdict::compatible : Verdict::safe;
     }
     return result;
   }
@@ -114,10 +116,11 @@ class Checker {
       if (!metadata || pep::canonicalize_name(metadata->name) == "torch") continue;
       result.projects.push_back(metadata->name + " " + metadata->version.str());
       for (const auto& requirement : metadata->requires_dist) {
-        if (requirement.canonical_name() != "torch" || !requirement.applies_to(environment)) continue;
+        if (requirement.canonical_name() != "torch" || !requirement.applies_to(environment))
+          continue;
         if (candidate && !requirement.specifier.contains(*candidate, pep::Prereleases::allow))
-          result.reasons.push_back({"pin", name, requirement.str() + " is not met by torch " +
-                                                     m_candidate.version});
+          result.reasons.push_back(
+              {"pin", name, requirement.str() + " is not met by torch " + m_candidate.version});
       }
     }
   }
@@ -132,11 +135,12 @@ class Checker {
       ++result.torch_imports;
       const bool mangled = symbol.name.starts_with("_Z");
       cxx |= mangled;
-      if (const auto found = m_candidate.exports.find(symbol.name); found != m_candidate.exports.end()) {
+      if (const auto found = m_candidate.exports.find(symbol.name);
+          found != m_candidate.exports.end()) {
         // A versioned import binds only to that version (gABI symbol versioning).
         if (!symbol.version || *symbol.version == found->second) continue;
-        wrong_version.push_back(elf::demangle(symbol.name) + " (needed at version " + *symbol.version +
-                                ", the candidate has " +
+        wrong_version.push_back(elf::demangle(symbol.name) + " (needed at version " +
+                                *symbol.version + ", the candidate has " +
                                 (found->second.empty() ? "it unversioned" : found->second) + ")");
         continue;
       }
@@ -146,14 +150,16 @@ class Checker {
       else
         missing.push_back(std::move(readable));
     }
-    const auto add = [&](std::vector<std::string>& symbols, const char* kind, const std::string& what) {
+    const auto add = [&](std::vector<std::string>& symbols, const char* kind,
+                         const std::string& what) {
       if (symbols.empty()) return;
       const auto count = symbols.size();
-      result.reasons.push_back({kind, relative,
-                                std::to_string(count) + (count == 1 ? " symbol " : " symbols ") + what,
-                                std::move(symbols)});
+      result.reasons.push_back(
+          {kind, relative, std::to_string(count) + (count == 1 ? " symbol " : " symbols ") + what,
+           std::move(symbols)});
     };
-    add(other_abi, "C++ ABI mismatch", "the candidate has only for the other _GLIBCXX_USE_CXX11_ABI");
+    add(other_abi, "C++ ABI mismatch",
+        "the candidate has only for the other _GLIBCXX_USE_CXX11_ABI");
     add(missing, "API change", "not in the candidate's libraries");
     add(wrong_version, "API change", "at another symbol version in the candidate");
     return cxx;
@@ -175,12 +181,13 @@ class Checker {
       if (needed.starts_with("libcudart.so.")) {
         const int major = std::stoi(needed.substr(std::string("libcudart.so.").size()));
         if (!m_candidate.cuda_major)
-          result.reasons.push_back({"CUDA major", relative,
-                                    "a CUDA " + std::to_string(major) +
-                                        " extension; the candidate torch has no CUDA"});
+          result.reasons.push_back(
+              {"CUDA major", relative,
+               "a CUDA " + std::to_string(major) + " extension; the candidate torch has no CUDA"});
         else if (*m_candidate.cuda_major != major)
           result.reasons.push_back({"CUDA major", relative,
-                                    "built for CUDA " + std::to_string(major) + ", the candidate for CUDA " +
+                                    "built for CUDA " + std::to_string(major) +
+                                        ", the candidate for CUDA " +
                                         std::to_string(*m_candidate.cuda_major)});
       }
     }
@@ -189,15 +196,18 @@ class Checker {
   // Absolute entries into the current prefix: after the swap the old
   // libtorch would load next to the new one. Returns the fixed path.
   std::optional<std::string> check_search_path(const std::string& relative,
-                                               const elf::DynamicInfo& info, DependentResult& result) {
+                                               const elf::DynamicInfo& info,
+                                               DependentResult& result) {
     const auto& value = info.runpath ? info.runpath : info.rpath;
     if (!value) return std::nullopt;
     bool changed = false;
     auto entries = split(*value, ':');
     for (auto& entry : entries) {
-      if (entry.empty() || entry.front() != '/' || !within(fs::path(entry), m_current.prefix)) continue;
+      if (entry.empty() || entry.front() != '/' || !within(fs::path(entry), m_current.prefix))
+        continue;
       result.reasons.push_back({"RPATH into the current prefix", relative, entry});
-      entry = (m_candidate.prefix / fs::path(entry).lexically_normal().lexically_relative(m_current.prefix))
+      entry = (m_candidate.prefix /
+               fs::path(entry).lexically_normal().lexically_relative(m_current.prefix))
                   .lexically_normal()
                   .string();
       changed = true;
@@ -227,10 +237,14 @@ bool is_prefix(const fs::path& directory) {
 
 std::string_view verdict_text(Verdict verdict) {
   switch (verdict) {
-    case Verdict::safe: return "safe";
-    case Verdict::compatible: return "compatible";
-    case Verdict::relink_needed: return "relink needed";
-    case Verdict::breaks: return "breaks";
+    case Verdict::safe:
+      return "safe";
+    case Verdict::compatible:
+      return "compatible";
+    case Verdict::relink_needed:
+      return "relink needed";
+    case Verdict::breaks:
+      return "breaks";
   }
   return "breaks";
 }
@@ -238,7 +252,8 @@ std::string_view verdict_text(Verdict verdict) {
 std::string describe(const Reason& reason, std::size_t shown) {
   std::string text = reason.detail;
   const auto& symbols = reason.symbols;
-  for (std::size_t i = 0; i < symbols.size() && i < shown; ++i) text += (i == 0 ? ": " : "; ") + symbols[i];
+  for (std::size_t i = 0; i < symbols.size() && i < shown; ++i)
+    text += (i == 0 ? ": " : "; ") + symbols[i];
   if (symbols.size() > shown) text += " and " + std::to_string(symbols.size() - shown) + " more";
   return text;
 }
@@ -249,16 +264,19 @@ bool SwapcheckReport::ok() const {
   });
 }
 
-std::vector<fs::path> find_dependents(const std::vector<fs::path>& roots, const std::set<fs::path>& skip) {
+std::vector<fs::path> find_dependents(const std::vector<fs::path>& roots,
+                                      const std::set<fs::path>& skip) {
   std::vector<fs::path> out;
   const auto add = [&](const fs::path& path) {
     const auto normal = fs::absolute(path).lexically_normal();
-    if (!skip.contains(normal) && std::ranges::find(out, normal) == out.end()) out.push_back(normal);
+    if (!skip.contains(normal) && std::ranges::find(out, normal) == out.end())
+      out.push_back(normal);
   };
   for (const auto& root : roots) {
     std::error_code error;
     if (!fs::is_directory(root, error))
-      throw UsageError(root.string(), "not a directory", "give install prefixes or an EasyBuild software/ tree");
+      throw UsageError(root.string(), "not a directory",
+                       "give install prefixes or an EasyBuild software/ tree");
     if (is_prefix(root)) {
       add(root);
       continue;
@@ -288,9 +306,12 @@ SwapcheckReport swapcheck(const fs::path& current, const fs::path& candidate,
         !result.stable_abi && result.verdict != Verdict::breaks) {
       // Every C++ symbol may still resolve (inline-only use), but std::string
       // objects cross the boundary with two layouts.
-      result.reasons.push_back({"C++ ABI mismatch", "", "the current torch is built with "
-                                "_GLIBCXX_USE_CXX11_ABI=" + std::to_string(*report.current.cxx11_abi) +
-                                ", the candidate with " + std::to_string(*report.candidate.cxx11_abi)});
+      result.reasons.push_back({"C++ ABI mismatch", "",
+                                "the current torch is built with "
+                                "_GLIBCXX_USE_CXX11_ABI=" +
+                                    std::to_string(*report.current.cxx11_abi) +
+                                    ", the candidate with " +
+                                    std::to_string(*report.candidate.cxx11_abi)});
       result.verdict = Verdict::breaks;
     }
     report.dependents.push_back(std::move(result));

@@ -43,7 +43,8 @@ enum class Verdict { safe, compatible, relink_needed, breaks };
 std::string_view verdict_text(Verdict verdict);
 
 struct Reason {
-  std::string kind;    // "C++ ABI mismatch", "API change", "pin", "CUDA major", "library not provided", "RPATH into the current prefix"
+  std::string kind;    // "C++ ABI mismatch", "API change", "pin", "CUDA major", "library not
+                       // provided", "RPATH into the current prefix"
   std::string file;    // the ELF file or dist-info it concerns, relative to the dependent's prefix
   std::string detail;  // what is wrong: the requirement, the library, the entry, how many symbols
   /// For the symbol kinds: one reason per file and kind, naming every
@@ -59,11 +60,11 @@ struct DependentResult {
   std::filesystem::path prefix;
   std::vector<std::string> projects;  // "torchvision 0.22.1"
   Verdict verdict = Verdict::safe;
-  bool stable_abi = false;            // imports only the stable C ABI (aoti_torch_*)
+  bool stable_abi = false;  // imports only the stable C ABI (aoti_torch_*)
   std::size_t elf_files = 0;
-  std::size_t torch_imports = 0;      // symbols it takes from the current torch
-  std::vector<Reason> reasons;        // why it breaks, or what needs relinking
-  bool fixed = false;                 // --fix re-pointed its RPATH entries
+  std::size_t torch_imports = 0;  // symbols it takes from the current torch
+  std::vector<Reason> reasons;    // why it breaks, or what needs relinking
+  bool fixed = false;             // --fix re-pointed its RPATH entries
 };
 
 struct SwapcheckReport {

@@ -76,11 +76,13 @@ TorchInstall read_torch_install(const fs::path& given) {
     torch.libraries.insert(file.filename().string());
     torch.needed.insert(info->needed.begin(), info->needed.end());
     for (const auto& symbol : elf::read_dynamic_symbols(file).exported)
-      if (!symbol.hidden_version) torch.exports.try_emplace(symbol.name, symbol.version.value_or(""));
+      if (!symbol.hidden_version)
+        torch.exports.try_emplace(symbol.name, symbol.version.value_or(""));
   }
   torch.cxx11_abi = cxx11_abi_of(torch.exports);
   torch.cuda_major = cuda_major_of(torch);
-  torch.rocm = torch.version.find("+rocm") != std::string::npos || torch.needed.contains("libamdhip64.so");
+  torch.rocm =
+      torch.version.find("+rocm") != std::string::npos || torch.needed.contains("libamdhip64.so");
   return torch;
 }
 

@@ -226,7 +226,8 @@ MemberListing check_members(const std::vector<ZipMember>& members, const std::st
     const std::string& wheel;
     std::uint64_t add(std::uint64_t a, std::uint64_t b) const {
       if (a > std::numeric_limits<std::uint64_t>::max() - b)
-        throw IntegrityError(wheel, "the entries' sizes add up past 2^64 bytes", std::string(k_unsafe_hint));
+        throw IntegrityError(wheel, "the entries' sizes add up past 2^64 bytes",
+                             std::string(k_unsafe_hint));
       return a + b;
     }
   } const sizes{wheel};
@@ -350,8 +351,8 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
     const auto space = fs::space(scheme.root, error);
     if (!error && listing.unpacked_bytes > space.available)
       throw IoError(scheme.root.string(),
-                    "the wheel unpacks to " + std::to_string(listing.unpacked_bytes) + " bytes, the file system has " +
-                        std::to_string(space.available) + " free",
+                    "the wheel unpacks to " + std::to_string(listing.unpacked_bytes) +
+                        " bytes, the file system has " + std::to_string(space.available) + " free",
                     "free space there, or install to another file system");
   }
   // libzip compares each local header with the central directory only now:

@@ -20,8 +20,8 @@ namespace wheelmod::wheel {
 /// prefix: `lib/pythonX.Y/site-packages`, `bin`, `include/pythonX.Y/<name>`
 /// and the prefix itself for `.data/data`.
 struct InstallScheme {
-  std::filesystem::path root;     // the prefix (or the staging directory standing in for it)
-  std::string python_version;     // "3.12": the X.Y of lib/pythonX.Y
+  std::filesystem::path root;  // the prefix (or the staging directory standing in for it)
+  std::string python_version;  // "3.12": the X.Y of lib/pythonX.Y
   [[nodiscard]] std::filesystem::path purelib() const;
   [[nodiscard]] std::filesystem::path platlib() const;  // the same directory as purelib
   [[nodiscard]] std::filesystem::path scripts() const;
@@ -64,8 +64,7 @@ struct InstalledWheel {
 /// WHEEL file, Wheel-Version major other than 1). What was written before
 /// a failure stays under scheme.root: the caller installs into a staging
 /// directory and removes it (the prefix stays untouched).
-InstalledWheel install_wheel(const std::filesystem::path& wheel_file,
-                             const InstallScheme& scheme, const InstallOptions& options,
-                             Reporter& reporter);
+InstalledWheel install_wheel(const std::filesystem::path& wheel_file, const InstallScheme& scheme,
+                             const InstallOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::wheel

@@ -138,7 +138,7 @@ Cursor Cursor::load_file(const std::filesystem::path& file) {
     return root;
   } catch (const YAML::Exception& error) {
     yaml::fail(Origin{file.string(), error.mark, ""}, "invalid YAML: " + error.msg,
-                 "fix the YAML syntax at that position");
+               "fix the YAML syntax at that position");
   }
 }
 
@@ -196,7 +196,7 @@ std::vector<Cursor> Cursor::entries_checked(
         known += candidate;
       }
       yaml::fail(Origin{m_file, key.Mark(), path}, "unknown key '" + name + "'",
-                   hint + "known keys here: " + known + " (schema in config/README.md)");
+                 hint + "known keys here: " + known + " (schema in config/README.md)");
     }
     out.push_back(Cursor(pair.second, m_file, path, key.Mark(), name, key.Tag()));
   }

@@ -5,7 +5,6 @@
 // still understands the file, and where the grower refuses and patchelf
 // takes over.
 #include <elf.h>
-#include <sys/stat.h>
 
 #include <cstring>
 #include <iterator>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 
 #include "crafted_elf.hpp"
 #include "elf/elf_file.hpp"

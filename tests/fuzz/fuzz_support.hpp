@@ -3,7 +3,6 @@
 // for the readers that take a path.
 #pragma once
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -13,6 +12,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+
+#include <sys/mman.h>
 
 namespace wheelmod::fuzz {
 
@@ -27,8 +28,8 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   std::abort();
 }
 
-#define WHEELMOD_FUZZ_CHECK(condition, detail) \
-  do {                                          \
+#define WHEELMOD_FUZZ_CHECK(condition, detail)                                 \
+  do {                                                                         \
     if (!(condition)) ::wheelmod::fuzz::property_failed(#condition, (detail)); \
   } while (false)
 

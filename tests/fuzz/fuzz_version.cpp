@@ -16,8 +16,9 @@ void check_version(std::string_view text) {
   const auto normal = version->str();
   const auto again = pep::Version::parse(normal);
   WHEELMOD_FUZZ_CHECK(again.has_value(), "input: " + std::string(text) + "\nnormal: " + normal);
-  WHEELMOD_FUZZ_CHECK(*again == *version && again->str() == normal,
-                      "input: " + std::string(text) + "\nnormal: " + normal + "\nagain: " + again->str());
+  WHEELMOD_FUZZ_CHECK(
+      *again == *version && again->str() == normal,
+      "input: " + std::string(text) + "\nnormal: " + normal + "\nagain: " + again->str());
   WHEELMOD_FUZZ_CHECK(version->public_version() <= *version || !version->has_local(), normal);
   (void)version->base_version().str();
   (void)pep::canonicalize_version_text(text);

@@ -4,13 +4,13 @@
 // checking. Bad archives must be refused with IntegrityError (unsafe or
 // lying archive), UsageError (not a wheel) or IoError; and nothing may be
 // written outside the install root.
-#include "core/errors.hpp"
-#include "fuzz_support.hpp"
-#include "wheel/installer.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+
+#include "core/errors.hpp"
+#include "fuzz_support.hpp"
+#include "wheel/installer.hpp"
 
 using namespace wheelmod;
 namespace fs = std::filesystem;
@@ -64,6 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         "written outside the install root: " + entry.path().string());
   }
   for (const auto& entry : fs::directory_iterator(base / "inside"))
-    WHEELMOD_FUZZ_CHECK(entry.path() == root, "written beside the install root: " + entry.path().string());
+    WHEELMOD_FUZZ_CHECK(entry.path() == root,
+                        "written beside the install root: " + entry.path().string());
   return 0;
 }

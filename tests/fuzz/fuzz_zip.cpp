@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto location = wheel::find_central_directory(bytes, size)) {
     WHEELMOD_FUZZ_CHECK(location->offset <= size && location->size <= size - location->offset,
                         "central directory at " + std::to_string(location->offset) + "+" +
-                            std::to_string(location->size) + " in " + std::to_string(size) + " bytes");
+                            std::to_string(location->size) + " in " + std::to_string(size) +
+                            " bytes");
     const auto directory = bytes.subspan(static_cast<std::size_t>(location->offset),
                                          static_cast<std::size_t>(location->size));
     if (const auto entries = wheel::parse_central_directory(directory, location->entries)) {
@@ -23,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto header = wheel::local_header_length(local);
         if (!header || *header > local.size()) continue;
         const auto rest = local.subspan(static_cast<std::size_t>(*header));
-        const auto stored = rest.subspan(0, std::min<std::size_t>(rest.size(),
-                                                                  static_cast<std::size_t>(std::min<std::uint64_t>(
-                                                                      entry.compressed_size, rest.size()))));
+        const auto stored = rest.subspan(
+            0, std::min<std::size_t>(rest.size(), static_cast<std::size_t>(std::min<std::uint64_t>(
+                                                      entry.compressed_size, rest.size()))));
         if (const auto content = wheel::extract_entry_data(entry, stored))
           WHEELMOD_FUZZ_CHECK(content->size() == entry.uncompressed_size, entry.name);
       }

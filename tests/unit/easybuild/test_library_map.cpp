@@ -114,9 +114,9 @@ TEST_CASE("a library directory bundled in the prefix is kept", "[easybuild][libr
   // --bundle-missing put nvidia-cusparselt-cu12 0.6 there: its wheel
   // installs at the top of site-packages, not under nvidia/.
   fs::create_directories(prefix.site / "cusparselt/lib");
-  const auto plan = plan_search_path(
-      "$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN/../../cusparselt/lib:$ORIGIN",
-      prefix.location(), foss_2024a(), {}, ModuleLocator{});
+  const auto plan =
+      plan_search_path("$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN/../../cusparselt/lib:$ORIGIN",
+                       prefix.location(), foss_2024a(), {}, ModuleLocator{});
   CHECK(plan.complete());
   // The library's other directory is dropped, not left unmapped: the
   // bundled wheel provides the library.
@@ -188,12 +188,13 @@ TEST_CASE("a CUDA library the file needs but no entry reaches gets its directory
   const Prefix prefix;
   const auto vision = prefix.site / "torchvision";
   fs::create_directories(vision);
-  const FileLocation location{.directory = vision, .prefix = prefix.dir.path(), .site_packages = prefix.site};
+  const FileLocation location{
+      .directory = vision, .prefix = prefix.dir.path(), .site_packages = prefix.site};
   const auto software = (k_sample / "software").lexically_normal();
   // torchvision's _C.so: libc10.so is torch's, libcudart.so.12 the CUDA module's.
   const std::vector<std::string> needed = {"libc10.so", "libcudart.so.12"};
-  const auto plan = plan_search_path("$ORIGIN/../torch/lib", location, foss_2024a(), {"CUDA/12.6.0"},
-                                     sample_installpath(), needed);
+  const auto plan = plan_search_path("$ORIGIN/../torch/lib", location, foss_2024a(),
+                                     {"CUDA/12.6.0"}, sample_installpath(), needed);
   CHECK(plan.complete());
   CHECK(plan.new_value == "$ORIGIN/../torch/lib:" + (software / "CUDA/12.6.0/lib64").string());
   REQUIRE(plan.entries.size() == 2);
@@ -202,21 +203,23 @@ TEST_CASE("a CUDA library the file needs but no entry reaches gets its directory
   CHECK_THAT(plan.entries[1].note, Catch::Contains("libcudart.so.12"));
 
   SECTION("already reached through a mapped entry: nothing added") {
-    const auto mapped = plan_search_path("$ORIGIN/../nvidia/cuda_runtime/lib", location,
-                                         foss_2024a(), {"CUDA/12.6.0"}, sample_installpath(),
-                                         needed);
+    const auto mapped =
+        plan_search_path("$ORIGIN/../nvidia/cuda_runtime/lib", location, foss_2024a(),
+                         {"CUDA/12.6.0"}, sample_installpath(), needed);
     CHECK(mapped.new_value == (software / "CUDA/12.6.0/lib64").string());
     CHECK(mapped.entries.size() == 1);
   }
   SECTION("bundled in the prefix: its directory, relative to $ORIGIN") {
     fs::create_directories(prefix.site / "nvidia/cuda_runtime/lib");
     { std::ofstream(prefix.site / "nvidia/cuda_runtime/lib/libcudart.so.12") << "x"; }
-    const auto bundled = plan_search_path(std::nullopt, location, foss_2024a(), {}, ModuleLocator{}, needed);
+    const auto bundled =
+        plan_search_path(std::nullopt, location, foss_2024a(), {}, ModuleLocator{}, needed);
     CHECK(bundled.new_value == "$ORIGIN/../nvidia/cuda_runtime/lib");
     CHECK(bundled.entries.at(0).action == EntryAction::added);
   }
   SECTION("no module and nothing bundled: unmapped, so relink stops") {
-    const auto missing = plan_search_path(std::nullopt, location, foss_2024a(), {}, ModuleLocator{}, needed);
+    const auto missing =
+        plan_search_path(std::nullopt, location, foss_2024a(), {}, ModuleLocator{}, needed);
     CHECK_FALSE(missing.complete());
     CHECK(missing.entries.at(0).provider == "nvidia-cuda-runtime-cu12");
   }

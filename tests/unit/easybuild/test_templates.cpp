@@ -24,18 +24,20 @@ void write(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("a template renders lists, booleans and text without escaping", "[easybuild][templates]") {
+TEST_CASE("a template renders lists, booleans and text without escaping",
+          "[easybuild][templates]") {
   const wheelmod::test::TempDir dir("wheelmod-templates");
   write(dir.path() / "shipped/t.mustache",
         "name = '{{name}}'\n{{#deps}}dep {{name}} {{version}}\n{{/deps}}"
         "{{#cuda}}cuda\n{{/cuda}}{{^cuda}}cpu\n{{/cuda}}{{#none}}never{{/none}}n={{count}}\n");
   const TemplateSet templates(dir.path() / "shipped");
-  const nlohmann::json context{{"name", "a<b>&'c"},
-                               {"deps", {{{"name", "CUDA"}, {"version", "12.6.0"}},
-                                         {{"name", "cuDNN"}, {"version", "9.5.0.50"}}}},
-                               {"cuda", false},
-                               {"none", nullptr},
-                               {"count", 3}};
+  const nlohmann::json context{
+      {"name", "a<b>&'c"},
+      {"deps",
+       {{{"name", "CUDA"}, {"version", "12.6.0"}}, {{"name", "cuDNN"}, {"version", "9.5.0.50"}}}},
+      {"cuda", false},
+      {"none", nullptr},
+      {"count", 3}};
   CHECK(templates.render("t.mustache", context) ==
         "name = 'a<b>&'c'\ndep CUDA 12.6.0\ndep cuDNN 9.5.0.50\ncpu\nn=3\n");
 }
@@ -51,7 +53,8 @@ TEST_CASE("a site template replaces the shipped one of the same name", "[easybui
   CHECK(templates.locate("b.mustache") == dir.path() / "shipped/b.mustache");
 }
 
-TEST_CASE("a missing or broken template is a usage error naming the file", "[easybuild][templates]") {
+TEST_CASE("a missing or broken template is a usage error naming the file",
+          "[easybuild][templates]") {
   const wheelmod::test::TempDir dir("wheelmod-templates");
   write(dir.path() / "shipped/broken.mustache", "{{#open}} never closed");
   const TemplateSet templates(dir.path() / "shipped");

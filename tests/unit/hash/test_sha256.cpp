@@ -10,10 +10,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "temp_dir.hpp"
-
 #include "core/errors.hpp"
 #include "hash/sha256.hpp"
+#include "temp_dir.hpp"
 
 using wheelmod::hash::Sha256;
 using wheelmod::hash::sha256_file;

@@ -28,12 +28,12 @@
 #include "temp_dir.hpp"
 
 using wheelmod::IoError;
+using wheelmod::write_if_changed;
 using wheelmod::index::FileHash;
 using wheelmod::mirror::encode_filename;
 using wheelmod::mirror::PageFile;
 using wheelmod::mirror::render_project_page;
 using wheelmod::mirror::render_root_page;
-using wheelmod::write_if_changed;
 using wheelmod::test::TempDir;
 
 namespace fs = std::filesystem;
