@@ -3,12 +3,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "core/errors.hpp"
+#include "operations/version.hpp"
 
 namespace wheelmod::cli {
 
@@ -32,63 +34,69 @@ void add_format_option(CLI::App& sub, OutputFormat& format, MarkdownOutput markd
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
 
+namespace {
+
+// Registers every subcommand on `app`, in the order --help lists them.
+std::vector<Subcommand> register_commands(CLI::App& app) {
+  std::vector<Subcommand> subcommands;
+  for (const auto add :
+       {&add_resolve_command, &add_fetch_command, &add_relink_command, &add_install_command,
+        &add_check_command, &add_module_command, &add_easyconfig_command, &add_mirror_command,
+        &add_swapcheck_command, &add_swap_command, &add_tags_command}) {
+    const auto before = app.get_subcommands({}).size();
+    auto runner = add(app);
+    subcommands.push_back({app.get_subcommands({}).at(before), std::move(runner)});
+  }
+  return subcommands;
+}
+
+// Parses argv; returns the exit code when that is all there is to do
+// (--help, --version). Throws UsageError for a mistake.
+std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                         std::ostream& err) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (105, 106, ...) are not ours: every usage mistake
+    // is exit code 2, with a pointer to the help.
+    std::string where = "wheelmod";
+    for (const auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+    throw UsageError("", e.what(), "run '" + where + " --help' for the options");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{
       "wheelmod: PyTorch wheels into EasyBuild-style prefixes, module files and Stage-1 "
       "easyconfigs.",
       "wheelmod"};
-  app.set_version_flag("--version", std::string("wheelmod ") + WHEELMOD_VERSION);
+  app.set_version_flag("--version", "wheelmod " + operations::wheelmod_version());
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 internal error, 2 usage, 3 nothing satisfies the request, "
       "4 network or file system, 5 integrity, 6 a check failed.");
-
-  GlobalOptions global;
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "Print no progress or warnings (errors still go to stderr)");
-
-  std::vector<Subcommand> subcommands;
-  const auto register_command = [&](CommandRunner (*add)(CLI::App&)) {
-    const auto before = app.get_subcommands({}).size();
-    auto runner = add(app);
-    subcommands.push_back({app.get_subcommands({}).at(before), std::move(runner)});
-  };
-  register_command(&add_resolve_command);
-  register_command(&add_fetch_command);
-  register_command(&add_relink_command);
-  register_command(&add_install_command);
-  register_command(&add_check_command);
-  register_command(&add_module_command);
-  register_command(&add_easyconfig_command);
-  register_command(&add_mirror_command);
-  register_command(&add_swapcheck_command);
-  register_command(&add_swap_command);
-  register_command(&add_tags_command);
+  auto subcommands = register_commands(app);
 
   try {
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e, out, err);
-    } catch (const CLI::CallForAllHelp& e) {
-      return app.exit(e, out, err);
-    } catch (const CLI::CallForVersion& e) {
-      return app.exit(e, out, err);
-    } catch (const CLI::ParseError& e) {
-      // CLI11's own codes (105, 106, ...) are not ours: every usage
-      // mistake is exit code 2, with a pointer to the help.
-      std::string where = "wheelmod";
-      for (const auto* sub : app.get_subcommands()) where += " " + sub->get_name();
-      throw UsageError("", e.what(), "run '" + where + " --help' for the options");
-    }
-    global.verbosity = quiet ? Verbosity::quiet : Verbosity::normal;
+    if (const auto code = parse(app, argc, argv, out, err)) return *code;
+    const GlobalOptions global{quiet ? Verbosity::quiet : Verbosity::normal};
     CommandContext context{out, err, global};
     for (auto& command : subcommands) {
-      if (command.app->parsed()) {
-        command.runner(context);
-        out << std::flush;
-        return static_cast<int>(ExitCode::success);
-      }
+      if (!command.app->parsed()) continue;
+      command.runner(context);
+      out << std::flush;
+      return static_cast<int>(ExitCode::success);
     }
     throw UsageError("", "no subcommand given", "run 'wheelmod --help' for the list");
   } catch (const Error& error) {

@@ -1,5 +1,5 @@
-// `wheelmod check PREFIX`: every ELF file of a prefix resolved the way
-// ld.so would, without LD_LIBRARY_PATH; exit 6 when something is missing.
+// `wheelmod check PREFIX`: what operations::check found, as text or JSON;
+// exit 6 when something is missing.
 #include <memory>
 #include <ostream>
 
@@ -7,16 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "prefix/check.hpp"
+#include "operations/check.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
 
-struct CheckCommandOptions {
-  std::string prefix;
-  std::vector<std::string> allowed;
-  bool use_ld_library_path = false;
+struct CheckCommand {
+  operations::CheckOptions options;
   OutputFormat format = OutputFormat::text;
 };
 
@@ -52,35 +50,33 @@ std::string render_text(const prefix::CheckSummary& summary) {
   return out;
 }
 
-void run_check(const CheckCommandOptions& options, CommandContext& context) {
-  prefix::CheckOptions check;
-  check.use_ld_library_path = options.use_ld_library_path;
-  for (const auto& root : options.allowed) check.allowed_roots.emplace_back(root);
-  const auto summary = prefix::check_prefix(options.prefix, check);
-  if (options.format == OutputFormat::json)
-    context.out << to_json(summary).dump(2) << '\n';
+void run_check(const CheckCommand& command, CommandContext& context) {
+  const auto result = operations::check(command.options);
+  if (command.format == OutputFormat::json)
+    context.out << to_json(result.summary).dump(2) << '\n';
   else
-    context.out << render_text(summary);
+    context.out << render_text(result.summary);
   context.out << std::flush;
-  if (!summary.passed()) prefix::throw_check_failure(summary);
+  if (result.failure) throw *result.failure;
 }
 
 }  // namespace
 
 CommandRunner add_check_command(CLI::App& app) {
-  auto options = std::make_shared<CheckCommandOptions>();
+  auto command = std::make_shared<CheckCommand>();
+  auto& options = command->options;
   auto* sub = app.add_subcommand(
       "check",
       "Resolve every library of a prefix the way ld.so does, without LD_LIBRARY_PATH; exit 6 "
       "when one is missing");
-  sub->add_option("PREFIX", options->prefix, "The installation prefix")->required();
-  sub->add_option("--allow", options->allowed,
+  sub->add_option("PREFIX", options.prefix, "The installation prefix")->required();
+  sub->add_option("--allow", options.allowed,
                   "A directory whose libraries are expected (the EasyBuild installpath; "
                   "repeatable); others outside the prefix and the system are listed");
-  sub->add_flag("--use-ld-library-path", options->use_ld_library_path,
+  sub->add_flag("--use-ld-library-path", options.use_ld_library_path,
                 "Search LD_LIBRARY_PATH as set now (default: as a module without one)");
-  add_format_option(*sub, options->format);
-  return [options](CommandContext& context) { run_check(*options, context); };
+  add_format_option(*sub, command->format);
+  return [command](CommandContext& context) { run_check(*command, context); };
 }
 
 }  // namespace wheelmod::cli

@@ -1,9 +1,5 @@
-// `wheelmod mirror SPEC.yaml --dest DIR`: an offline copy of the slice of a
-// wheel index the spec selects, kept in sync incrementally, served as a
-// static PEP 503 tree (with PEP 658 metadata) to wheelmod, pip and
-// EasyBuild alike; --dry-run shows the plan, --prune drops what the spec no
-// longer selects, --verify [--repair] re-hashes what is on disk.
-#include <chrono>
+// `wheelmod mirror SPEC.yaml --dest DIR`: the options of operations::mirror,
+// and the changes it made (or plans, or found) as text or JSON.
 #include <memory>
 #include <ostream>
 
@@ -13,26 +9,14 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/selection.hpp"
-#include "core/errors.hpp"
-#include "mirror/spec.hpp"
-#include "mirror/sync.hpp"
+#include "operations/mirror.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
-struct MirrorCommandOptions {
-  std::string spec;
-  std::string dest;
-  bool dry_run = false;
-  bool prune = false;
-  bool verify = false;
-  bool repair = false;
-  std::string eb_sourcepath;
-  std::vector<std::string> eb_names;
-  DownloadSettings download;
+struct MirrorCommand {
+  operations::MirrorOptions options;
   OutputFormat format = OutputFormat::text;
 };
 
@@ -97,78 +81,42 @@ void render_text(const mirror::MirrorReport& report, mirror::MirrorMode mode, st
         << "), " << report.pages_written << " index pages written\n";
 }
 
-void run_mirror_command(const MirrorCommandOptions& options, CommandContext& context) {
-  if (options.repair && !options.verify)
-    throw UsageError("--repair", "only with --verify",
-                     "wheelmod mirror SPEC --dest DIR --verify --repair");
-  if (options.download.jobs == 0 || options.download.jobs > 64)
-    throw UsageError("--jobs " + std::to_string(options.download.jobs), "must be between 1 and 64");
-  const auto spec = mirror::load_spec(options.spec);
-  mirror::MirrorOptions run;
-  run.dest = fs::absolute(options.dest).lexically_normal();
-  run.mode = options.verify    ? mirror::MirrorMode::verify
-             : options.dry_run ? mirror::MirrorMode::dry_run
-                               : mirror::MirrorMode::sync;
-  run.prune = options.prune;
-  run.repair = options.repair;
-  run.download.jobs = options.download.jobs;
-  run.download.attempts = options.download.retries + 1;
-  run.download.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
-  run.download.cacert = options.download.cacert;
-  run.fetcher.cacert = options.download.cacert;
-  if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);
-  if (!options.eb_names.empty()) run.eb_names = options.eb_names;
-
+void run_mirror(const MirrorCommand& command, CommandContext& context) {
   auto reporter = make_stderr_reporter(context.global.verbosity);
-  const auto report = mirror::run_mirror(spec, run, *reporter);
-  if (options.format == OutputFormat::json)
-    context.out << to_json(report, run.mode).dump(2) << '\n';
+  const auto result = operations::mirror(command.options, *reporter);
+  if (command.format == OutputFormat::json)
+    context.out << to_json(result.report, result.mode).dump(2) << '\n';
   else
-    render_text(report, run.mode, context.out);
-
-  if (!report.failures.empty()) {
-    net::DownloadBatch batch;
-    batch.failures = report.failures;
-    throw net::combined_failure(batch);
-  }
-  if (const auto conflicts = report.count(mirror::ChangeKind::conflict); conflicts > 0)
-    throw IntegrityError(
-        run.dest.string(),
-        std::to_string(conflicts) + " upstream files changed their sha256 under the same name",
-        "the mirrored files were kept; compare them with the new bytes under "
-        ".wheelmod/conflicts/ and remove the old file from the mirror (and its "
-        "manifest entry) only once you trust the new one");
-  const auto corrupt = report.count(mirror::ChangeKind::corrupt);
-  if (corrupt > report.count(mirror::ChangeKind::repaired))
-    throw IntegrityError(run.dest.string(), std::to_string(corrupt) + " stored files are corrupt",
-                         "run again with --verify --repair to fetch them again");
+    render_text(result.report, result.mode, context.out);
+  if (result.failure) throw *result.failure;
 }
 
 }  // namespace
 
 CommandRunner add_mirror_command(CLI::App& app) {
-  auto options = std::make_shared<MirrorCommandOptions>();
+  auto command = std::make_shared<MirrorCommand>();
+  auto& options = command->options;
   auto* sub = app.add_subcommand(
       "mirror",
       "Copy the slice of an index a YAML spec selects into a static PEP 503 tree, "
       "incrementally, verified");
-  sub->add_option("spec", options->spec, "The mirror spec (YAML; docs/mirror.md)")->required();
-  sub->add_option("--dest", options->dest, "The mirror directory")->required();
-  sub->add_flag("--dry-run", options->dry_run,
+  sub->add_option("spec", options.spec, "The mirror spec (YAML; docs/mirror.md)")->required();
+  sub->add_option("--dest", options.dest, "The mirror directory")->required();
+  sub->add_flag("--dry-run", options.dry_run,
                 "Print the plan (files to add, keep, remove, with sizes); change nothing");
-  sub->add_flag("--prune", options->prune, "Remove stored files the spec no longer selects");
-  sub->add_flag("--verify", options->verify,
+  sub->add_flag("--prune", options.prune, "Remove stored files the spec no longer selects");
+  sub->add_flag("--verify", options.verify,
                 "Re-hash every stored file against the manifest instead of syncing");
-  sub->add_flag("--repair", options->repair, "With --verify: fetch corrupt files again");
-  sub->add_option("--eb-sourcepath", options->eb_sourcepath,
+  sub->add_flag("--repair", options.repair, "With --verify: fetch corrupt files again");
+  sub->add_option("--eb-sourcepath", options.eb_sourcepath,
                   "Also link the wheels into an EasyBuild sourcepath "
                   "(<dir>/<letter>/<Name>/extensions/<file>)");
-  sub->add_option("--eb-name", options->eb_names,
+  sub->add_option("--eb-name", options.eb_names,
                   "Easyconfig names for --eb-sourcepath (repeatable; default: PyTorch and "
                   "PyTorch-bundle)");
-  add_download_options(*sub, options->download);
-  add_format_option(*sub, options->format);
-  return [options](CommandContext& context) { run_mirror_command(*options, context); };
+  add_download_options(*sub, options.download);
+  add_format_option(*sub, command->format);
+  return [command](CommandContext& context) { run_mirror(*command, context); };
 }
 
 }  // namespace wheelmod::cli

@@ -1,6 +1,5 @@
-// `wheelmod resolve`: which wheels a toolchain and accelerator get, from
-// where, with which hashes, what they need and which EasyBuild modules
-// provide it — a dry run that downloads no wheel (pages and metadata only).
+// `wheelmod resolve`: the report of operations::resolve as text, Markdown
+// or JSON.
 #include <memory>
 #include <ostream>
 
@@ -10,20 +9,21 @@
 #include "cli/commands.hpp"
 #include "cli/report_render.hpp"
 #include "cli/selection.hpp"
+#include "operations/resolve.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
 
-struct ResolveOptions {
-  SelectionOptions selection;
+struct ResolveCommand {
+  operations::Selection selection;
   OutputFormat format = OutputFormat::text;
 };
 
-void run_resolve(const ResolveOptions& options, CommandContext& context) {
+void run_resolve(const ResolveCommand& command, CommandContext& context) {
   auto reporter = make_stderr_reporter(context.global.verbosity);
-  const auto report = resolve_selection(options.selection, context, *reporter);
-  switch (options.format) {
+  const auto report = operations::resolve(command.selection, *reporter);
+  switch (command.format) {
     case OutputFormat::json:
       context.out << resolve::to_json(report).dump(2) << '\n';
       break;
@@ -39,14 +39,14 @@ void run_resolve(const ResolveOptions& options, CommandContext& context) {
 }  // namespace
 
 CommandRunner add_resolve_command(CLI::App& app) {
-  auto options = std::make_shared<ResolveOptions>();
+  auto command = std::make_shared<ResolveCommand>();
   auto* sub = app.add_subcommand(
       "resolve",
       "Show which wheels a toolchain and accelerator get, from where, with which hashes, what "
       "they need and which EasyBuild modules provide it (downloads no wheel)");
-  add_selection_options(*sub, options->selection, SpecArity::required);
-  add_format_option(*sub, options->format, MarkdownOutput::yes);
-  return [options](CommandContext& context) { run_resolve(*options, context); };
+  add_selection_options(*sub, command->selection, SpecArity::required);
+  add_format_option(*sub, command->format, MarkdownOutput::yes);
+  return [command](CommandContext& context) { run_resolve(*command, context); };
 }
 
 }  // namespace wheelmod::cli

@@ -1,31 +1,17 @@
-// `wheelmod swap --modulepath DIR --name PyTorch/<version> --to PyTorch/<build>`:
-// switch the canonical PyTorch module to another build, after swapcheck has
-// found that every module depending on it survives (or --force), applying
-// the RPATH fixes; `--rollback` returns to the previous build.
+// `wheelmod swap --modulepath DIR --name PyTorch/<version> --to PyTorch/<build>`
+// (or --rollback): the options of operations::swap, the dependents'
+// verdicts, and which build the canonical module loads now.
 #include <memory>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "core/errors.hpp"
-#include "swap/module_alias.hpp"
-#include "swap/swapcheck.hpp"
+#include "operations/swap.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-struct SwapOptions {
-  std::string modulepath;
-  std::string name;
-  std::string to;
-  bool rollback = false;
-  bool force = false;
-  std::vector<std::string> dependents;
-};
 
 void print_verdicts(const swap::SwapcheckReport& report, std::ostream& out) {
   for (const auto& d : report.dependents) {
@@ -36,53 +22,31 @@ void print_verdicts(const swap::SwapcheckReport& report, std::ostream& out) {
   }
 }
 
-void run_swap(const SwapOptions& options, CommandContext& context) {
-  if (options.rollback == !options.to.empty())
-    throw UsageError("wheelmod swap", "give either --to MODULE or --rollback",
-                     "wheelmod swap --modulepath DIR --name PyTorch/VERSION --to PyTorch/BUILD");
-  const fs::path modulepath = fs::absolute(options.modulepath);
-  const auto alias = swap::read_alias(modulepath, options.name);
-  std::string target = options.to;
-  if (options.rollback) {
-    if (!alias.previous)
-      throw UsageError(options.name, "no earlier build recorded to roll back to",
-                       "wheelmod swap records the build it replaces; swap at least once first");
-    target = *alias.previous;
+void run_swap(const operations::SwapOptions& options, CommandContext& context) {
+  const auto result = operations::swap(options);
+  switch (result.outcome) {
+    case operations::SwapOutcome::unchanged:
+      context.out << options.name << " already loads " << result.target << "\n";
+      return;
+    case operations::SwapOutcome::refused:
+      print_verdicts(*result.report, context.out);
+      throw *result.failure;
+    case operations::SwapOutcome::swapped:
+      break;
   }
-  const auto target_root = swap::module_root(swap::module_file(modulepath, target));
-  if (alias.target && *alias.target == target) {
-    context.out << options.name << " already loads " << target << "\n";
-    return;
+  if (result.report) {
+    context.out << "dependents of " << options.name << " (" << result.report->dependents.size()
+                << "):\n";
+    print_verdicts(*result.report, context.out);
   }
-  if (alias.target) {
-    const auto current_root = swap::module_root(swap::module_file(modulepath, *alias.target));
-    std::vector<fs::path> roots(options.dependents.begin(), options.dependents.end());
-    const auto dependents = roots.empty()
-                                ? swap::dependents_of(modulepath, options.name)
-                                : swap::find_dependents(roots, {current_root, target_root});
-    auto report = swap::swapcheck(current_root, target_root, dependents, swap::FixRpath::no);
-    const bool breaks = std::ranges::any_of(report.dependents, [](const swap::DependentResult& d) {
-      return d.verdict == swap::Verdict::breaks;
-    });
-    if (breaks && !options.force) {
-      print_verdicts(report, context.out);
-      throw CheckFailedError(options.name,
-                             "some dependents would break on " + target + "; nothing changed",
-                             "rebuild them on the new torch, or pass --force to swap anyway");
-    }
-    report = swap::swapcheck(current_root, target_root, dependents, swap::FixRpath::yes);
-    context.out << "dependents of " << options.name << " (" << report.dependents.size() << "):\n";
-    print_verdicts(report, context.out);
-  }
-  swap::write_alias(alias, target);
-  context.out << options.name << " now loads " << target
-              << (alias.target ? " (was " + *alias.target + ")" : "") << "\n";
+  context.out << options.name << " now loads " << result.target
+              << (result.previous ? " (was " + *result.previous + ")" : "") << "\n";
 }
 
 }  // namespace
 
 CommandRunner add_swap_command(CLI::App& app) {
-  auto options = std::make_shared<SwapOptions>();
+  auto options = std::make_shared<operations::SwapOptions>();
   auto* sub = app.add_subcommand(
       "swap", "Point the canonical PyTorch module at another build, if its dependents survive");
   sub->add_option("--modulepath", options->modulepath, "Module tree holding all/<Name>/...")

@@ -1,7 +1,6 @@
-// `wheelmod swapcheck --current A --candidate B --dependents DIR...`: for
-// every package installed on top of torch A, whether it survives a swap to
-// torch B (safe, compatible, relink needed, breaks — with every reason);
-// --fix re-points RPATH entries into A at B where that is all it takes.
+// `wheelmod swapcheck --current A --candidate B --dependents DIR...`: the
+// options of operations::swapcheck, and each dependent's verdict with its
+// reasons as text, Markdown or JSON.
 #include <iomanip>
 #include <memory>
 #include <ostream>
@@ -10,20 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/errors.hpp"
-#include "swap/swapcheck.hpp"
+#include "operations/swap.hpp"
 
 namespace wheelmod::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
-struct SwapcheckOptions {
-  std::string current;
-  std::string candidate;
-  std::vector<std::string> dependents;
-  bool fix = false;
+struct SwapcheckCommand {
+  operations::SwapcheckOptions options;
   OutputFormat format = OutputFormat::text;
 };
 
@@ -106,42 +99,35 @@ void render(const swap::SwapcheckReport& report, bool markdown, std::ostream& ou
       << (bad == 1 ? " does not survive" : " do not survive") << " the swap as they are\n";
 }
 
-void run_swapcheck(const SwapcheckOptions& options, CommandContext& context) {
-  std::vector<fs::path> roots(options.dependents.begin(), options.dependents.end());
-  const std::set<fs::path> skip{fs::absolute(options.current).lexically_normal(),
-                                fs::absolute(options.candidate).lexically_normal()};
-  const auto dependents = swap::find_dependents(roots, skip);
-  const auto report = swap::swapcheck(options.current, options.candidate, dependents,
-                                      options.fix ? swap::FixRpath::yes : swap::FixRpath::no);
-  if (options.format == OutputFormat::json)
-    context.out << std::setw(2) << to_json(report) << '\n';  // streamed, not built as one string
+void run_swapcheck(const SwapcheckCommand& command, CommandContext& context) {
+  const auto result = operations::swapcheck(command.options);
+  if (command.format == OutputFormat::json)
+    context.out << std::setw(2) << to_json(result.report) << '\n';  // streamed, not one string
   else
-    render(report, options.format == OutputFormat::markdown, context.out);
-  if (!report.ok())
-    throw CheckFailedError("swapcheck", "some dependents would break or load the old torch",
-                           "see the reasons above; --fix re-points RPATH entries into the current "
-                           "prefix for dependents that are otherwise compatible");
+    render(result.report, command.format == OutputFormat::markdown, context.out);
+  if (result.failure) throw *result.failure;
 }
 
 }  // namespace
 
 CommandRunner add_swapcheck_command(CLI::App& app) {
-  auto options = std::make_shared<SwapcheckOptions>();
+  auto command = std::make_shared<SwapcheckCommand>();
+  auto& options = command->options;
   auto* sub = app.add_subcommand(
       "swapcheck", "Tell which installed packages survive replacing one torch with another");
-  sub->add_option("--current", options->current,
+  sub->add_option("--current", options.current,
                   "Prefix of the torch the dependents were installed on")
       ->required();
-  sub->add_option("--candidate", options->candidate, "Prefix of the torch that would replace it")
+  sub->add_option("--candidate", options.candidate, "Prefix of the torch that would replace it")
       ->required();
-  sub->add_option("--dependents", options->dependents,
+  sub->add_option("--dependents", options.dependents,
                   "Install prefixes, or an EasyBuild software/ tree to scan (repeatable)")
       ->required();
-  sub->add_flag("--fix", options->fix,
+  sub->add_flag("--fix", options.fix,
                 "Re-point RPATH entries into the current prefix at the candidate, for dependents "
                 "that are otherwise compatible");
-  add_format_option(*sub, options->format, MarkdownOutput::yes);
-  return [options](CommandContext& context) { run_swapcheck(*options, context); };
+  add_format_option(*sub, command->format, MarkdownOutput::yes);
+  return [command](CommandContext& context) { run_swapcheck(*command, context); };
 }
 
 }  // namespace wheelmod::cli

@@ -12,18 +12,6 @@ namespace wheelmod::cli {
 
 using std::chrono::steady_clock;
 
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  auto value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(k_units)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.1f} {}", value, k_units[unit]);
-}
-
 std::string format_duration(std::chrono::seconds duration) {
   const auto total = duration.count() < 0 ? 0 : duration.count();
   if (total < 60) return fmt::format("{}s", total);
@@ -120,6 +108,11 @@ void PlainReporter::on_fail(TaskId id, std::string_view reason) {
 void PlainReporter::on_warning(std::string_view message) {
   const std::lock_guard lock(m_mutex);
   m_out << "warning: " << message << '\n' << std::flush;
+}
+
+void PlainReporter::on_note(std::string_view message) {
+  const std::lock_guard lock(m_mutex);
+  m_out << message << '\n' << std::flush;
 }
 
 // ---- terminal bars ---------------------------------------------------------
@@ -227,6 +220,13 @@ void TerminalReporter::on_warning(std::string_view message) {
   const std::lock_guard lock(m_mutex);
   erase_bars();
   m_out << "warning: " << message << '\n';
+  draw_bars();
+}
+
+void TerminalReporter::on_note(std::string_view message) {
+  const std::lock_guard lock(m_mutex);
+  erase_bars();
+  m_out << message << '\n';
   draw_bars();
 }
 

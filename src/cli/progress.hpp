@@ -18,8 +18,6 @@ namespace wheelmod::cli {
 
 using Clock = std::function<std::chrono::steady_clock::time_point()>;
 
-/// "0 B", "512 B", "1.5 KiB", "2.3 GiB".
-std::string format_bytes(std::uint64_t bytes);
 /// "42s", "3m07s", "1h02m".
 std::string format_duration(std::chrono::seconds duration);
 
@@ -56,6 +54,7 @@ class PlainReporter final : public Reporter {
   void on_finish(TaskId id, std::string_view summary) override;
   void on_fail(TaskId id, std::string_view reason) override;
   void on_warning(std::string_view message) override;
+  void on_note(std::string_view message) override;
 
  private:
   std::mutex m_mutex;
@@ -78,6 +77,7 @@ class TerminalReporter final : public Reporter {
   void on_finish(TaskId id, std::string_view summary) override;
   void on_fail(TaskId id, std::string_view reason) override;
   void on_warning(std::string_view message) override;
+  void on_note(std::string_view message) override;
 
  private:
   void erase_bars();

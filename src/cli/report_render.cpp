@@ -4,6 +4,7 @@
 
 #include "cli/progress.hpp"
 #include "core/errors.hpp"
+#include "core/url.hpp"
 
 namespace wheelmod::cli {
 

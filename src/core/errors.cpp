@@ -32,27 +32,4 @@ std::string Error::render() const {
   return out;
 }
 
-std::string mask_credentials(std::string_view url) {
-  // scheme://userinfo@host...: only the password part of userinfo is secret.
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const auto authority_begin = scheme_end + 3;
-  const auto authority_end = url.find_first_of("/?#", authority_begin);
-  const auto authority = url.substr(authority_begin, authority_end == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : authority_end - authority_begin);
-  const auto at = authority.rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  const auto colon = authority.substr(0, at).find(':');
-  std::string out(url.substr(0, authority_begin));
-  if (colon == std::string_view::npos) {
-    out += "***";  // a bare token in the user part is a secret too
-  } else {
-    out += authority.substr(0, colon);
-    out += ":***";
-  }
-  out += url.substr(authority_begin + at);
-  return out;
-}
-
 }  // namespace wheelmod

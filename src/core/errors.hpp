@@ -88,7 +88,4 @@ class CheckFailedError : public Error {
       : Error(ExitCode::check_failed, std::move(subject), std::move(cause), std::move(hint)) {}
 };
 
-/// `https://user:secret@host/x` -> `https://user:***@host/x`, for messages.
-std::string mask_credentials(std::string_view url);
-
 }  // namespace wheelmod

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace wheelmod {
@@ -31,7 +32,12 @@ class Reporter {
   virtual void on_fail(TaskId id, std::string_view reason) = 0;
   /// Something the user should know that is not a failure.
   virtual void on_warning(std::string_view message) = 0;
+  /// A line of information ("index: 12 requests, ..."), not a warning.
+  virtual void on_note(std::string_view message) = 0;
 };
+
+/// A size as messages give it: "512 B", "1.5 KiB", "2.3 GiB".
+std::string format_bytes(std::uint64_t bytes);
 
 /// Discards everything (the default for library callers and tests).
 class NullReporter final : public Reporter {
@@ -42,6 +48,7 @@ class NullReporter final : public Reporter {
   void on_finish(TaskId, std::string_view) override {}
   void on_fail(TaskId, std::string_view) override {}
   void on_warning(std::string_view) override {}
+  void on_note(std::string_view) override {}
 
  private:
   TaskId m_next = 1;

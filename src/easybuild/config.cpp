@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "pep/name.hpp"
+#include "pep/version.hpp"
 #include "yaml/cursor.hpp"
 
 namespace wheelmod::easybuild {
@@ -409,18 +411,27 @@ std::vector<std::string> SiteConfig::toolchain_names() const {
   return names;
 }
 
-fs::path SiteConfig::default_dir() {
-  if (const char* data_dir = std::getenv("WHEELMOD_DATA_DIR"); data_dir && *data_dir) {
-    return fs::path(data_dir) / "config";
-  }
-  std::error_code error;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const fs::path installed =
-        (exe.parent_path() / ".." / "share" / "wheelmod" / "config").lexically_normal();
-    if (fs::is_directory(installed, error)) return installed;
-  }
-  return WHEELMOD_SOURCE_CONFIG_DIR;
+std::vector<std::string> cuda_versions(const Generation& generation) {
+  std::vector<std::string> out;
+  if (generation.cuda) out.push_back(generation.cuda->version);
+  out.insert(out.end(), generation.cuda_other.begin(), generation.cuda_other.end());
+  return out;
 }
+
+std::optional<std::string> cuda_module_version(const Generation& generation,
+                                               std::string_view wanted) {
+  const auto want = pep::Version::parse(wanted);
+  if (!want || want->release().size() < 2) return std::nullopt;
+  const auto& w = want->release();
+  for (const auto& version : cuda_versions(generation)) {
+    const auto have = pep::Version::parse(version);
+    if (!have || have->release().size() < 2) continue;
+    const auto& h = have->release();
+    if (h[0] == w[0] && h[1] == w[1] && (w.size() < 3 || h == w)) return version;
+  }
+  return std::nullopt;
+}
+
+fs::path SiteConfig::default_dir() { return shipped_data_dir("config"); }
 
 }  // namespace wheelmod::easybuild

@@ -59,6 +59,14 @@ struct CudaWheelBundle {
   std::map<std::string, std::string> packages;  // pip name -> dummy version
 };
 
+/// What becomes of a wheel's Requires-Dist lines that modules satisfy
+/// without being Python packages (nvidia-cudnn-cu12 -> the cuDNN module),
+/// which would fail the `pip check` of EasyBuild's sanity check.
+enum class MetadataPolicy {
+  strip,  // drop them from the installed METADATA (the originals go to wheelmod.json)
+  keep,   // keep them, met by a CUDA-wheel-bundle module of dummy packages
+};
+
 struct Generation {
   std::string name;                             // 2024a
   std::string gcccore;                          // 13.3.0
@@ -71,6 +79,15 @@ struct Generation {
   std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
   std::optional<CudaWheelBundle> cuda_wheel_bundle;
 };
+
+/// The CUDA versions the generation has modules of, its main one first.
+std::vector<std::string> cuda_versions(const Generation& generation);
+
+/// The generation's CUDA module version for CUDA `wanted` ("12.6", "12.6.0"):
+/// the one of the same major.minor, and of the same patch when `wanted`
+/// names one. nullopt when it has none.
+std::optional<std::string> cuda_module_version(const Generation& generation,
+                                               std::string_view wanted);
 
 class SiteConfig {
  public:

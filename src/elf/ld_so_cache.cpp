@@ -20,6 +20,7 @@
 #include <iterator>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "elf/loader.hpp"
 
 namespace wheelmod::elf {
@@ -183,10 +184,7 @@ std::expected<LdSoCache, std::string> parse_ld_so_cache(std::span<const std::byt
 }
 
 LdSoCache read_ld_so_cache(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file.string(), std::string("cannot open: ") + std::strerror(errno));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw IoError(file.string(), "cannot read");
+  const auto text = read_file(file);
   auto parsed = parse_ld_so_cache(std::as_bytes(std::span(text.data(), text.size())));
   if (!parsed)
     throw IoError(file.string(), parsed.error(),

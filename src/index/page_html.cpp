@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/url.hpp"
 #include "index/page.hpp"
 #include "index/page_common.hpp"
-#include "index/url.hpp"
 
 namespace wheelmod::index {
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/url.hpp"
 #include "index/page.hpp"
 #include "index/page_common.hpp"
-#include "index/url.hpp"
 
 namespace wheelmod::index {
 

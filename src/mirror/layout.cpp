@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "core/errors.hpp"
-#include "index/url.hpp"
+#include "core/url.hpp"
 #include "mirror/tree.hpp"
 
 namespace wheelmod::mirror {
@@ -41,7 +41,7 @@ std::string clean_path(std::string_view path) {
   std::size_t start = 0;
   while (start <= path.size()) {
     const auto slash = std::min(path.find('/', start), path.size());
-    const auto segment = index::percent_decode(path.substr(start, slash - start));
+    const auto segment = percent_decode(path.substr(start, slash - start));
     if (!segment.empty() && segment != "." && segment != ".." &&
         segment.find('/') == std::string::npos)
       out += (out.empty() ? "" : "/") + segment;
@@ -53,7 +53,7 @@ std::string clean_path(std::string_view path) {
 }  // namespace
 
 std::string storage_path(const std::string& url, const std::string& index_root) {
-  const auto [origin, path] = split_origin(index::without_fragment(url));
+  const auto [origin, path] = split_origin(without_fragment(url));
   const auto [root_origin, root_path] = split_origin(index_root);
   std::string parent = root_path;
   while (!parent.empty() && parent.back() == '/') parent.pop_back();

@@ -3,13 +3,8 @@
 // with sorted keys so that an unchanged mirror rewrites nothing.
 #include "mirror/manifest.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <string_view>
 #include <utility>
@@ -17,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/unique_fd.hpp"
+#include "core/files.hpp"
 #include "mirror/tree.hpp"
 
 namespace wheelmod::mirror {
@@ -33,31 +28,6 @@ constexpr std::string_view k_not_ours_hint =
     "this is not a manifest wheelmod can read (another tool's file, a damaged one, or one a "
     "newer wheelmod wrote); upgrade wheelmod, or move the file away and run again (files "
     "already in the mirror are then downloaded again)";
-
-[[noreturn]] void throw_unreadable(const fs::path& file, std::string_view what, int error_number) {
-  throw IoError(file.string(), std::string(what) + ": " + std::strerror(error_number),
-                "check the mirror directory's permissions");
-}
-
-// The whole file, or nothing when there is none.
-std::optional<std::string> read_text(const fs::path& file) {
-  const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    if (errno == ENOENT) return std::nullopt;
-    throw_unreadable(file, "cannot open", errno);
-  }
-  std::string text;
-  std::array<char, 65536> buffer{};
-  for (;;) {
-    const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      throw_unreadable(file, "cannot read", errno);
-    }
-    if (got == 0) return text;
-    text.append(buffer.data(), static_cast<std::size_t>(got));
-  }
-}
 
 bool is_sha256_hex(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
@@ -203,7 +173,13 @@ json file_entry_json(const ManifestFile& entry) {
 
 Manifest read_manifest(const fs::path& dir) {
   const fs::path file = dir / k_manifest_name;
-  const std::optional<std::string> text = read_text(file);
+  std::optional<std::string> text;
+  try {
+    text = read_file_if_exists(file);
+  } catch (IoError& error) {
+    error.with_hint("check the mirror directory's permissions");
+    throw;
+  }
   if (!text) return {};
 
   json document;

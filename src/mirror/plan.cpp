@@ -8,14 +8,14 @@
 #include <tuple>
 
 #include "core/errors.hpp"
-#include "index/url.hpp"
+#include "core/url.hpp"
+#include "index_client/accelerator.hpp"
+#include "index_client/candidates.hpp"
+#include "index_client/metadata_source.hpp"
+#include "index_client/project_page.hpp"
 #include "pep/marker.hpp"
 #include "pep/metadata.hpp"
 #include "pep/version.hpp"
-#include "resolve/accelerator.hpp"
-#include "resolve/candidates.hpp"
-#include "resolve/metadata_source.hpp"
-#include "resolve/project_page.hpp"
 
 namespace wheelmod::mirror {
 
@@ -105,7 +105,7 @@ class Planner {
 
   const index::ProjectPage* project_page(const std::string& url) {
     auto [it, inserted] = m_pages.try_emplace(url);
-    if (inserted) it->second = resolve::fetch_project_page(m_fetcher, url);
+    if (inserted) it->second = index_client::fetch_project_page(m_fetcher, url);
     return it->second ? &*it->second : nullptr;
   }
 
@@ -122,11 +122,11 @@ class Planner {
       m_plan.notes.push_back(variant + ": no " + package.name + " page on the index");
       return;
     }
-    const resolve::CandidateFilter filter{package.name, package.specifier, variant, false};
+    const index_client::CandidateFilter filter{package.name, package.specifier, variant, false};
     for (const auto& target : m_targets) {
       std::set<std::string> versions;  // the best file of each version for this target
       for (const auto& candidate :
-           resolve::collect_candidates(*page, filter, target.tags, target.priority).fitting) {
+           index_client::collect_candidates(*page, filter, target.tags, target.priority).fitting) {
         if (!versions.insert(candidate.wheel.version.str()).second) continue;
         add(variant, package.name, candidate.link, false);
         if (m_spec.follow_dependencies) m_queue.emplace_back(variant, candidate.link, &target);
@@ -139,7 +139,7 @@ class Planner {
     if (inserted) {
       auto text = m_known ? m_known(link) : std::nullopt;
       if (!text) {
-        text = resolve::fetch_wheel_metadata(m_fetcher, link).text;
+        text = index_client::fetch_wheel_metadata(m_fetcher, link).text;
         ++m_plan.metadata_fetched;
       }
       auto parsed = pep::CoreMetadata::parse(*text);
@@ -165,9 +165,9 @@ class Planner {
         m_missing.insert(name);
         continue;
       }
-      const resolve::CandidateFilter filter{name, requirement.specifier, variant, false};
+      const index_client::CandidateFilter filter{name, requirement.specifier, variant, false};
       const auto fitting =
-          resolve::collect_candidates(*page, filter, target.tags, target.priority).fitting;
+          index_client::collect_candidates(*page, filter, target.tags, target.priority).fitting;
       if (fitting.empty()) {
         m_plan.notes.push_back(variant + ": nothing on the index satisfies " + requirement.str() +
                                " for Python " + target.python + " on " + target.tags.arch);
@@ -207,7 +207,7 @@ std::vector<std::string> select_variants(const VariantSelection& selection,
                                          const std::vector<std::string>& available) {
   std::set<std::string> out(selection.names.begin(), selection.names.end());
   for (const auto& variant : available) {
-    if (const auto cuda = resolve::cuda_version_of_variant(variant);
+    if (const auto cuda = index_client::cuda_version_of_variant(variant);
         cuda && in_range(selection.cuda, *cuda))
       out.insert(variant);
     if (variant.starts_with("rocm") && in_range(selection.rocm, variant.substr(4)))

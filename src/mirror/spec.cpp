@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/url.hpp"
 #include "pep/name.hpp"
 #include "yaml/cursor.hpp"
 

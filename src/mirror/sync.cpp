@@ -8,12 +8,13 @@
 #include <system_error>
 
 #include "core/dir_lock.hpp"
+#include "core/files.hpp"
 #include "hash/sha256.hpp"
+#include "index_client/metadata_source.hpp"
 #include "mirror/layout.hpp"
 #include "mirror/manifest.hpp"
 #include "mirror/plan.hpp"
 #include "mirror/tree.hpp"
-#include "resolve/metadata_source.hpp"
 
 namespace wheelmod::mirror {
 
@@ -128,11 +129,11 @@ class Sync {
     if (stored == m_manifest.files.end() || !stored->second.metadata_sha256) return std::nullopt;
     if (const auto upstream = link.sha256(); upstream && *upstream != stored->second.sha256)
       return std::nullopt;
-    std::ifstream in(m_layout.metadata_file(path), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) return std::nullopt;
-    return text.str();
+    try {
+      return read_file_if_exists(m_layout.metadata_file(path));
+    } catch (const IoError&) {
+      return std::nullopt;  // fetched again, as when it is missing
+    }
   }
 
   void change(ChangeKind kind, const std::string& filename, const std::string& project,
@@ -299,7 +300,7 @@ class Sync {
       index::Link local;
       local.filename = base_name(filename);
       local.url = m_layout.file(filename).string();
-      const auto text = resolve::fetch_wheel_metadata(m_local, local).text;
+      const auto text = index_client::fetch_wheel_metadata(m_local, local).text;
       write_if_changed(metadata_path, text, Flush::later);
       hash::Sha256 hasher;
       hasher.update(text);

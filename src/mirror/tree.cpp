@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "index/url.hpp"
+#include "core/url.hpp"
 
 namespace wheelmod::mirror {
 
@@ -119,7 +119,7 @@ std::string render_root_page(std::vector<std::string> projects) {
 }
 
 std::string encode_filename(const std::string& filename) {
-  return index::percent_encode_segment(filename);
+  return percent_encode_segment(filename);
 }
 
 }  // namespace wheelmod::mirror

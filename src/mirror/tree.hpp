@@ -3,7 +3,7 @@
 // `#sha256=` and PEP 658/714 `data-core-metadata` / `data-dist-info-metadata`
 // attributes, files stored once under `DIR/files/`. Pages are rendered by
 // pure functions and written atomically (temporary file, fsync, rename), and
-// only rewritten when their bytes change (core/atomic_file.hpp).
+// only rewritten when their bytes change (core/files.hpp).
 #pragma once
 
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.hpp"  // write_if_changed, for the pages
+#include "core/files.hpp"  // write_if_changed, for the pages
 
 namespace wheelmod::mirror {
 

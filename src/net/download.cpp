@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/url.hpp"
 #include "hash/sha256.hpp"
 #include "net/file_transport.hpp"
 #include "net/part_file.hpp"

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/url.hpp"
 #include "net/file_transport.hpp"
 #include "net/http_cache.hpp"
 #include "net/http_transport.hpp"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
-#include "index/url.hpp"
+#include "core/url.hpp"
 
 namespace wheelmod::net {
 
@@ -63,26 +63,20 @@ std::string read_at(int fd, std::uint64_t offset, std::uint64_t length, std::str
 }  // namespace
 
 std::optional<std::filesystem::path> local_path_of(std::string_view url) {
-  if (starts_with_ci(url, "http://") || starts_with_ci(url, "https://")) return std::nullopt;
-  if (starts_with_ci(url, "file:")) {
-    std::string_view rest = url.substr(5);
-    rest = rest.substr(0, rest.find_first_of("?#"));
-    if (rest.starts_with("//")) {
-      // RFC 8089 §2: file://host/path; only the local host is ours to read.
-      rest.remove_prefix(2);
-      const auto slash = rest.find('/');
-      const auto host = rest.substr(0, slash);
-      if (!host.empty() && !starts_with_ci(host, "localhost"))
-        throw IoError(mask_credentials(url), "file URLs on another host are not supported",
-                      "mount the directory and use a local path");
-      rest = slash == std::string_view::npos ? std::string_view("/") : rest.substr(slash);
-    }
-    return std::filesystem::path(index::percent_decode(rest));
+  const Url parsed{std::string(url)};
+  if (parsed.is_http() && parsed.has_authority()) return std::nullopt;
+  if (parsed.scheme() == "file") {
+    // RFC 8089 §2: file://host/path; only the local host is ours to read.
+    const auto authority = parsed.authority();
+    if (!authority.empty() && !starts_with_ci(authority, "localhost"))
+      throw IoError(parsed.masked(), "file URLs on another host are not supported",
+                    "mount the directory and use a local path");
+    const auto path = parsed.path();
+    return std::filesystem::path(
+        percent_decode(path.empty() && parsed.has_authority() ? std::string_view("/") : path));
   }
-  const auto scheme_end = url.find("://");
-  if (scheme_end != std::string_view::npos)
-    throw IoError(mask_credentials(url),
-                  "unsupported URL scheme '" + std::string(url.substr(0, scheme_end)) + "'",
+  if (parsed.has_authority())
+    throw IoError(parsed.masked(), "unsupported URL scheme '" + parsed.scheme() + "'",
                   "use an http://, https:// or file:// URL, or a path");
   return std::filesystem::path(url);
 }

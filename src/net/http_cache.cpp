@@ -5,12 +5,13 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <iterator>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
+#include "core/url.hpp"
 #include "hash/sha256.hpp"
 
 namespace wheelmod::net {
@@ -25,15 +26,13 @@ std::string sha256_hex(std::string_view bytes) {
   return hash::to_hex(hasher.finish());
 }
 
-std::optional<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const auto size = in.tellg();
-  if (size < 0) return std::nullopt;
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) return std::nullopt;
-  return text;
+// A cache entry that cannot be read is a miss, not a failure.
+std::optional<std::string> read_entry(const std::filesystem::path& path) {
+  try {
+    return read_file_if_exists(path);
+  } catch (const IoError&) {
+    return std::nullopt;
+  }
 }
 
 // Temp file in the same directory, then rename(2): a reader sees the old
@@ -72,7 +71,7 @@ std::filesystem::path PageCache::entry_path(std::string_view url, std::string_vi
 
 std::optional<CachedPage> PageCache::load(std::string_view url, std::string_view accept) const {
   const auto base = entry_path(url, accept);
-  const auto meta_text = read_file(base.string() + ".json");
+  const auto meta_text = read_entry(base.string() + ".json");
   if (!meta_text) return std::nullopt;
   const auto meta = nlohmann::json::parse(*meta_text, nullptr, /*allow_exceptions=*/false);
   const auto field = [&](const char* name) {
@@ -82,7 +81,7 @@ std::optional<CachedPage> PageCache::load(std::string_view url, std::string_view
   if (!meta.is_object() || field("format") != k_format || field("url") != mask_credentials(url) ||
       !field("size").is_number_unsigned() || !field("sha256").is_string())
     return std::nullopt;
-  auto body = read_file(base.string() + ".body");
+  auto body = read_entry(base.string() + ".body");
   if (!body || body->size() != field("size").get<std::uint64_t>() ||
       sha256_hex(*body) != field("sha256").get<std::string>())
     return std::nullopt;

@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/unique_fd.hpp"
+#include "core/url.hpp"
 
 namespace wheelmod::net {
 
@@ -52,11 +54,15 @@ std::optional<LeftoverPart> find_leftover(const fs::path& destination) {
   std::error_code error;
   const auto bytes = fs::file_size(part_path(destination), error);
   if (error) return std::nullopt;
-  std::ifstream in(resume_info_path(destination));
-  if (!in) return std::nullopt;
-  // A sidecar that does not parse is treated as absent: the part is then
-  // downloaded again rather than trusted.
-  const auto document = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::optional<std::string> text;
+  try {
+    text = read_file_if_exists(resume_info_path(destination));
+  } catch (const IoError&) {
+  }
+  if (!text) return std::nullopt;
+  // A sidecar that does not parse (or cannot be read) is treated as absent:
+  // the part is then downloaded again rather than trusted.
+  const auto document = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!document.is_object() || !document.contains("url") || !document["url"].is_string() ||
       !document.contains("validator") || !document["validator"].is_string())
     return std::nullopt;

@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include "core/url.hpp"
 #include "hash/sha256.hpp"
 #include "net/part_file.hpp"
 

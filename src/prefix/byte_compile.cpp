@@ -1,11 +1,6 @@
 #include "prefix/byte_compile.hpp"
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <functional>
 #include <system_error>
 #include <thread>
@@ -13,6 +8,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/subprocess.hpp"
 
 namespace wheelmod::prefix {
@@ -54,30 +50,6 @@ std::vector<std::string> shard_sources(const fs::path& site, unsigned count) {
   return shards;
 }
 
-// A directory for the shard lists inside the staging tree (outside
-// site-packages), removed at the end; a killed run's is removed with the
-// staging directory.
-class TemporaryDirectory {
- public:
-  explicit TemporaryDirectory(const fs::path& parent) {
-    std::string pattern = (parent / ".wheelmod-compile-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw IoError(pattern,
-                    std::string("cannot create a temporary directory: ") + std::strerror(errno));
-    m_path = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    fs::remove_all(m_path, ignored);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
-
 }  // namespace
 
 ByteCompileResult byte_compile(const fs::path& python, const std::string& python_version,
@@ -103,14 +75,16 @@ ByteCompileResult byte_compile(const fs::path& python, const std::string& python
   const auto shards =
       shard_sources(staging_site, std::max(1U, std::thread::hardware_concurrency()));
   if (shards.empty()) return result;
-  // lib/pythonX.Y/site-packages -> the staging root
-  const TemporaryDirectory lists((staging_site / "../../..").lexically_normal());
+  // The shard lists go inside the staging tree (lib/pythonX.Y/site-packages
+  // -> its root), outside site-packages; a killed run's go with the tree.
+  const TemporaryDirectory lists((staging_site / "../../..").lexically_normal(),
+                                 ".wheelmod-compile-");
   std::vector<ProgramResult> outcomes(shards.size());
   {
     std::vector<std::jthread> workers;
     for (std::size_t i = 0; i < shards.size(); ++i) {
       const auto list = lists.path() / ("shard-" + std::to_string(i) + ".txt");
-      std::ofstream(list) << shards[i];
+      write_if_changed(list, shards[i], Flush::later);  // scratch: no fsync
       workers.emplace_back([&, i, list] {
         outcomes[i] =
             run_program({python.string(), "-m", "compileall", "-q", "-s", staging_site.string(),

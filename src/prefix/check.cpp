@@ -50,7 +50,7 @@ CheckSummary check_prefix(const fs::path& given, const CheckOptions& options) {
   return summary;
 }
 
-void throw_check_failure(const CheckSummary& summary) {
+CheckFailedError check_failure(const CheckSummary& summary) {
   // A file that cannot be read has no library name: it is counted apart.
   std::set<std::string> libraries;
   std::size_t broken = 0;
@@ -82,7 +82,7 @@ void throw_check_failure(const CheckSummary& summary) {
         item.file + ": " + (item.library.empty() ? "" : item.library + " ") + item.problem +
         (item.needed_by.ends_with(item.file) ? "" : " (needed by " + item.needed_by + ")"));
   }
-  throw error;
+  return error;
 }
 
 }  // namespace wheelmod::prefix

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "elf/loader.hpp"
 
 namespace wheelmod::prefix {
@@ -41,8 +42,7 @@ struct CheckSummary {
 /// Checks every ELF file under `prefix`. Throws IoError when it cannot be walked.
 CheckSummary check_prefix(const std::filesystem::path& prefix, const CheckOptions& options);
 
-/// The exception for a failed check: CheckFailedError (exit 6) listing the
-/// unresolved libraries.
-[[noreturn]] void throw_check_failure(const CheckSummary& summary);
+/// The error of a failed check (exit 6), listing the unresolved libraries.
+CheckFailedError check_failure(const CheckSummary& summary);
 
 }  // namespace wheelmod::prefix

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "hash/sha256.hpp"
 #include "pep/name.hpp"
 #include "pep/record.hpp"
@@ -22,12 +23,6 @@ namespace wheelmod::prefix {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(path.string(), "cannot read");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void write_text(const fs::path& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -83,7 +78,7 @@ std::vector<pep::RecordEntry> record_entries(const fs::path& site_packages,
 }
 
 std::vector<pep::RecordEntry> read_record(const fs::path& record) {
-  auto entries = pep::parse_record(read_text(record));
+  auto entries = pep::parse_record(read_file(record));
   if (!entries)
     throw IoError(record.string(), "cannot parse the installed RECORD: " + entries.error().message);
   return std::move(*entries);
@@ -157,10 +152,10 @@ MetadataRewrite without_requirements(std::string_view metadata,
 void strip_module_requirements(const fs::path& prefix, const fs::path& site_packages,
                                const wheel::InstalledWheel& installed,
                                const std::set<std::string>& names,
-                               const nlohmann::json& provided_by) {
+                               const std::map<std::string, std::string>& provided_by) {
   const fs::path dist_info = prefix / installed.dist_info;
   const fs::path metadata_path = dist_info / "METADATA";
-  auto rewrite = without_requirements(read_text(metadata_path), names);
+  auto rewrite = without_requirements(read_file(metadata_path), names);
   if (rewrite.removed.empty()) return;
   write_text(metadata_path, rewrite.text);
   const nlohmann::json provenance{{"schema_version", 1},

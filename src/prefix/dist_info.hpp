@@ -6,12 +6,11 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "wheel/installer.hpp"
 
@@ -35,7 +34,7 @@ void strip_module_requirements(const std::filesystem::path& prefix,
                                const std::filesystem::path& site_packages,
                                const wheel::InstalledWheel& installed,
                                const std::set<std::string>& names,
-                               const nlohmann::json& provided_by);
+                               const std::map<std::string, std::string>& provided_by);
 
 /// Appends `files` (paths relative to site-packages, e.g. byte-compiled
 /// `.pyc` files) with their sha256 and size to the RECORD of the project

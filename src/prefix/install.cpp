@@ -1,6 +1,5 @@
 #include "prefix/install.hpp"
 
-#include <fstream>
 #include <map>
 
 #include "core/errors.hpp"
@@ -45,7 +44,7 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
     result.wheels.push_back(wheel::install_wheel(file, scheme, request.wheel_options, reporter));
   const fs::path site = scheme.purelib();
 
-  if (request.metadata == MetadataPolicy::strip && !request.module_provided.empty())
+  if (request.metadata == easybuild::MetadataPolicy::strip && !request.module_provided.empty())
     for (const auto& installed : result.wheels)
       strip_module_requirements(staging.dir(), site, installed, request.module_provided,
                                 request.provided_by);
@@ -85,22 +84,16 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
 
   if (request.check) {
     result.check = check_prefix(staging.dir(), *request.check);
-    if (!result.check->passed()) throw_check_failure(*result.check);
+    if (!result.check->passed()) throw check_failure(*result.check);
   }
 
-  if (!request.provenance.is_null()) {
-    auto provenance = request.provenance;
-    provenance["site_packages"] = site.lexically_relative(staging.dir()).generic_string();
-    auto& wheels = provenance["installed"] = nlohmann::json::array();
+  if (request.provenance) {
+    auto provenance = *request.provenance;
+    provenance.site_packages = site.lexically_relative(staging.dir()).generic_string();
     for (const auto& installed : result.wheels)
-      wheels.push_back({{"name", installed.name},
-                        {"version", installed.version},
-                        {"dist_info", installed.dist_info.generic_string()}});
-    const fs::path file = staging.dir() / k_provenance_file;
-    fs::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << provenance.dump(2) << '\n';
-    if (!out.flush()) throw IoError(file.string(), "cannot write");
+      provenance.installed.push_back(
+          {installed.name, installed.version, installed.dist_info.generic_string()});
+    write_provenance(staging.dir(), provenance);
   }
 
   staging.commit();

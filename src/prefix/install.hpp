@@ -7,29 +7,21 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/reporter.hpp"
 #include "prefix/byte_compile.hpp"
 #include "prefix/check.hpp"
+#include "prefix/provenance.hpp"
 #include "prefix/relink.hpp"
 #include "prefix/staging.hpp"
 #include "wheel/installer.hpp"
 
 namespace wheelmod::prefix {
-
-/// How a requirement that a module satisfies without being a Python
-/// package (nvidia-cudnn-cu12 -> cuDNN) is kept from failing `pip check`.
-enum class MetadataPolicy {
-  strip,  // remove the Requires-Dist lines; the originals go to wheelmod.json
-  keep,   // leave METADATA alone: a dummy-package module (EasyBuild's
-          // CUDA-wheel-bundle with dummy_package) provides the names
-};
 
 struct PrefixInstallRequest {
   std::vector<std::filesystem::path> wheels;  // in install order
@@ -37,19 +29,16 @@ struct PrefixInstallRequest {
   std::string python_version;  // X.Y of lib/pythonX.Y
   ReplaceExisting replace = ReplaceExisting::no;
   wheel::InstallOptions wheel_options;
-  std::set<std::string> module_provided;                  // PEP 503 names the modules satisfy
-  nlohmann::json provided_by = nlohmann::json::object();  // name -> module, for wheelmod.json
-  MetadataPolicy metadata = MetadataPolicy::strip;
+  std::set<std::string> module_provided;           // PEP 503 names the modules satisfy
+  std::map<std::string, std::string> provided_by;  // name -> module, for wheelmod.json
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
   std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
   std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
-  /// Written to PREFIX/easybuild/wheelmod-install.json (what `wheelmod
-  /// module` reads: toolchain, Python, the modules to load); null: none.
-  nlohmann::json provenance;
+  /// Written into the prefix with its site-packages and installed wheels
+  /// filled in (provenance.hpp); nullopt: none.
+  std::optional<Provenance> provenance;
 };
-
-/// Where an installation's provenance lives, relative to its prefix.
-inline const std::filesystem::path k_provenance_file = "easybuild/wheelmod-install.json";
 
 struct PrefixInstallResult {
   std::filesystem::path prefix;

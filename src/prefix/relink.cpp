@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "elf/elf_file.hpp"
+#include "prefix/staging.hpp"
 
 namespace wheelmod::prefix {
 
@@ -80,10 +81,20 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
 }
 
 RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
-                           Reporter& /*reporter*/) {
+                           Reporter& reporter) {
   if (options.generation == nullptr)
     throw UsageError("relink", "no toolchain generation", "give --toolchain");
   const fs::path prefix = fs::absolute(given).lexically_normal();
+  // The lock `install` holds on the prefix: a relink waits for an install
+  // --force of it, or another relink, whose temporary copies it would
+  // otherwise take for a killed run's. A staging directory is its
+  // install's, locked already.
+  DirectoryLock lock;
+  auto target = prefix;
+  if (target.filename().empty()) target = target.parent_path();  // "p/"
+  if (std::error_code error;
+      !options.dry_run && !options.staging && fs::is_directory(target, error))
+    lock = lock_prefix(target, [&](const std::string& line) { reporter.on_warning(line); });
   const fs::path site_packages = find_site_packages(prefix);
   RelinkReport report{.prefix = prefix, .elf_files = 0, .files = {}};
 

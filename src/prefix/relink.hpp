@@ -51,7 +51,8 @@ struct RelinkReport {
   std::vector<FileRelink> files;  // those with a search path, in path order
 };
 
-/// Plans every file first; when any entry is unmapped (a library no
+/// Takes the prefix's lock (staging.hpp) unless dry_run or staging. Plans
+/// every file first; when any entry is unmapped (a library no
 /// installed module provides) throws CheckFailedError (exit 6) listing the
 /// packages and files, before anything is written. Then removes the copies
 /// a killed relink left and edits each file (nothing with dry_run). Throws

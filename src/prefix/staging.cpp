@@ -34,6 +34,12 @@ void remove_leftovers(const fs::path& target) {
 
 }  // namespace
 
+DirectoryLock lock_prefix(const fs::path& target,
+                          const std::function<void(const std::string&)>& on_wait) {
+  return DirectoryLock::acquire(target.parent_path(),
+                                "." + target.filename().string() + ".wheelmod.lock", on_wait);
+}
+
 Staging::Staging(const fs::path& target, ReplaceExisting replace,
                  const std::function<void(const std::string&)>& on_wait)
     : m_target(fs::absolute(target).lexically_normal()) {
@@ -43,8 +49,7 @@ Staging::Staging(const fs::path& target, ReplaceExisting replace,
     throw UsageError(m_target.string(), "already exists",
                      "pass --force to replace it (the old installation stays in place until the "
                      "new one is complete), or choose another --prefix");
-  m_lock = DirectoryLock::acquire(m_target.parent_path(),
-                                  "." + m_target.filename().string() + ".wheelmod.lock", on_wait);
+  m_lock = lock_prefix(m_target, on_wait);
   remove_leftovers(m_target);
   m_dir = m_target.parent_path() / (staging_prefix(m_target) + std::to_string(::getpid()));
   if (!fs::create_directory(m_dir, error) || error)

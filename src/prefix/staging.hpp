@@ -16,6 +16,13 @@ namespace wheelmod::prefix {
 
 enum class ReplaceExisting { no, yes };
 
+/// Locks the installation prefix `target` against other wheelmod processes
+/// (install, relink) through `.NAME.wheelmod.lock` beside it, which EasyBuild
+/// and tools listing the parent directory ignore; `on_wait` hears when it
+/// must wait. Throws IoError when the parent is not writable.
+DirectoryLock lock_prefix(const std::filesystem::path& target,
+                          const std::function<void(const std::string&)>& on_wait);
+
 class Staging {
  public:
   /// Locks the target against other wheelmod processes (a lock file in its

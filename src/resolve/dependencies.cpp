@@ -85,7 +85,7 @@ bool fits_cuda(const std::optional<std::string>& module_cuda, const std::string&
 
 std::string target_cuda_version(const Session& session) {
   const auto& request = session.request;
-  if (request.accelerator.kind != AcceleratorKind::cuda) return "";
+  if (request.accelerator.kind != index_client::AcceleratorKind::cuda) return "";
   if (request.accelerator.version) return *request.accelerator.version;
   if (request.generation && request.generation->cuda) return request.generation->cuda->version;
   return "";
@@ -256,10 +256,10 @@ class DependencyMapper {
     const auto& variant = m_variant;
     const auto* page = m_session.page(variant, dependency.name);
     if (page == nullptr) return false;
-    const CandidateFilter filter{dependency.name, requirement.specifier, variant,
-                                 pinned_version(requirement).has_value()};
-    const auto set =
-        collect_candidates(*page, filter, m_session.request.tag_target, m_session.priority);
+    const index_client::CandidateFilter filter{dependency.name, requirement.specifier, variant,
+                                               pinned_version(requirement).has_value()};
+    const auto set = index_client::collect_candidates(*page, filter, m_session.request.tag_target,
+                                                      m_session.priority);
     if (set.fitting.empty()) return false;
     const auto& candidate = set.fitting.front();
     const auto previous_note =

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/url.hpp"
 
 namespace wheelmod::resolve {
 

@@ -74,11 +74,6 @@ struct ChosenWheel {
   std::vector<Dependency> dependencies;
 };
 
-struct Rejection {
-  std::string filename;
-  std::string reason;
-};
-
 /// Everything a report prints.
 struct ResolveReport {
   std::string index;  // root URL (credentials masked)

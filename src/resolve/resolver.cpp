@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
-#include "index/url.hpp"
+#include "core/url.hpp"
+#include "index_client/project_page.hpp"
 #include "pep/name.hpp"
-#include "resolve/project_page.hpp"
 #include "resolve/session.hpp"
 
 namespace wheelmod::resolve {
@@ -35,13 +35,15 @@ std::string spec_text(const pep::Requirement& spec) {
 // tags or variant says more than an older version, and a file wrong in one
 // way (Python) more than one wrong in two (Python and architecture; the
 // reasons are joined with "; ").
-std::string rejections_text(std::vector<Rejection> rejected) {
-  const auto distance = [](const Rejection& r) {
+std::string rejections_text(std::vector<index_client::Rejection> rejected) {
+  const auto distance = [](const index_client::Rejection& r) {
     const auto mismatches = static_cast<std::size_t>(std::ranges::count(r.reason, ';')) + 1;
     return std::pair{r.reason.starts_with("version "), mismatches};
   };
-  std::ranges::stable_sort(
-      rejected, [&](const Rejection& a, const Rejection& b) { return distance(a) < distance(b); });
+  std::ranges::stable_sort(rejected,
+                           [&](const index_client::Rejection& a, const index_client::Rejection& b) {
+                             return distance(a) < distance(b);
+                           });
   std::string out;
   constexpr std::size_t k_shown = 8;
   for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)
@@ -51,7 +53,7 @@ std::string rejections_text(std::vector<Rejection> rejected) {
   return out;
 }
 
-CandidateFilter filter_for(const pep::Requirement& spec, const std::string& variant) {
+index_client::CandidateFilter filter_for(const pep::Requirement& spec, const std::string& variant) {
   return {spec.canonical_name(), spec.specifier, variant, is_pinned(spec.specifier)};
 }
 
@@ -64,10 +66,10 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   if (request.accelerator.variant)
     candidates = {*request.accelerator.variant};
   else
-    candidates = variant_candidates(request.accelerator.kind, accelerator_version);
+    candidates = index_client::variant_candidates(request.accelerator.kind, accelerator_version);
 
   VariantChoice choice;
-  std::vector<Rejection> nearest;
+  std::vector<index_client::Rejection> nearest;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& variant = candidates[i];
     const auto* page = session.page(variant, first.canonical_name());
@@ -75,8 +77,8 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
       choice.tried.push_back(variant + ": no " + first.canonical_name() + " page on this index");
       continue;
     }
-    const auto set =
-        collect_candidates(*page, filter_for(first, variant), request.tag_target, session.priority);
+    const auto set = index_client::collect_candidates(*page, filter_for(first, variant),
+                                                      request.tag_target, session.priority);
     if (set.fitting.empty()) {
       choice.tried.push_back(variant + ": no wheel of " + spec_text(first) + " fits");
       if (nearest.empty()) nearest = set.rejected;
@@ -84,19 +86,21 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
     }
     choice.variant = variant;
     choice.exact = i == 0;
-    if (request.accelerator.kind == AcceleratorKind::cpu) {
+    if (request.accelerator.kind == index_client::AcceleratorKind::cpu) {
       choice.reason = "CPU-only wheels";
     } else if (request.accelerator.variant) {
       choice.reason = "named with --accelerator";
     } else if (i == 0) {
-      choice.reason = "exact match for " + std::string(kind_text(request.accelerator.kind)) + " " +
+      choice.reason = "exact match for " +
+                      std::string(index_client::kind_text(request.accelerator.kind)) + " " +
                       accelerator_version;
     } else {
       choice.reason = fmt::format(
           "{} has no {} for this target; {} is the closest lower variant of the same major "
           "version, which runs on {} (minor version compatibility)",
           candidates.front(), spec_text(first), variant,
-          std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version);
+          std::string(index_client::kind_text(request.accelerator.kind)) + " " +
+              accelerator_version);
     }
     return choice;
   }
@@ -105,7 +109,8 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   throw UnsatisfiableError(
       spec_text(first),
       fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}",
-                  target_text(request.tag_target), kind_text(request.accelerator.kind),
+                  target_text(request.tag_target),
+                  index_client::kind_text(request.accelerator.kind),
                   accelerator_version.empty() ? "" : " " + accelerator_version, tried,
                   nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest)),
       "check the version against the index, or the target with --python/--arch/--glibc; "
@@ -127,7 +132,7 @@ std::vector<pep::Requirement> pins_on(const Session& session, const pep::CoreMet
 // pins torch==2.6.0, so 0.20.1 is taken).
 class PinSolver {
  public:
-  PinSolver(Session& session, std::vector<CandidateSet> sets)
+  PinSolver(Session& session, std::vector<index_client::CandidateSet> sets)
       : m_session(session), m_sets(std::move(sets)) {
     for (const auto& spec : session.request.specs) m_names.insert(spec.canonical_name());
   }
@@ -143,11 +148,11 @@ class PinSolver {
     return false;
   }
 
-  const std::vector<const Candidate*>& chosen() const { return m_chosen; }
-  std::vector<Rejection>& conflicts() { return m_conflicts; }
+  const std::vector<const index_client::Candidate*>& chosen() const { return m_chosen; }
+  std::vector<index_client::Rejection>& conflicts() { return m_conflicts; }
 
  private:
-  bool consistent(std::size_t index, const Candidate& candidate) {
+  bool consistent(std::size_t index, const index_client::Candidate& candidate) {
     if (m_session.request.no_deps) return true;
     const auto& project = m_session.request.specs[index].canonical_name();
     const auto& metadata = m_session.metadata(candidate).metadata;
@@ -178,13 +183,13 @@ class PinSolver {
   }
 
   Session& m_session;
-  std::vector<CandidateSet> m_sets;
+  std::vector<index_client::CandidateSet> m_sets;
   std::set<std::string> m_names;
-  std::vector<const Candidate*> m_chosen;
-  std::vector<Rejection> m_conflicts;
+  std::vector<const index_client::Candidate*> m_chosen;
+  std::vector<index_client::Rejection> m_conflicts;
 };
 
-std::string why_chosen(const pep::Requirement& spec, const CandidateSet& set) {
+std::string why_chosen(const pep::Requirement& spec, const index_client::CandidateSet& set) {
   std::string why = "highest version matching " + spec_text(spec) + " that fits the target";
   const auto others = set.fitting.size() - 1 + set.rejected.size();
   if (others > 0) why += fmt::format("; {} other file{} not taken", others, others == 1 ? "" : "s");
@@ -204,19 +209,19 @@ Session::Session(const ResolveRequest& req, net::Fetcher& fetcher, Reporter& rep
       m_fetcher(fetcher) {}
 
 const index::ProjectPage* Session::page(const std::string& variant, const std::string& project) {
-  const auto url = index::join_url(request.index_root, variant + "/" + project + "/");
+  const auto url = join_url(request.index_root, variant + "/" + project + "/");
   auto [it, inserted] = m_pages.try_emplace(url);
   if (!inserted) return it->second ? &*it->second : nullptr;
-  auto page = fetch_project_page(m_fetcher, url);
+  auto page = index_client::fetch_project_page(m_fetcher, url);
   if (!page) return nullptr;
   it->second = std::move(*page);
   return &*it->second;
 }
 
-const ParsedMetadata& Session::metadata(const Candidate& candidate) {
+const ParsedMetadata& Session::metadata(const index_client::Candidate& candidate) {
   const auto& url = candidate.link.url;
   if (const auto it = m_metadata.find(url); it != m_metadata.end()) return it->second;
-  auto fetched = fetch_wheel_metadata(m_fetcher, candidate.link);
+  auto fetched = index_client::fetch_wheel_metadata(m_fetcher, candidate.link);
   auto parsed = pep::CoreMetadata::parse(fetched.text);
   if (!parsed)
     throw IntegrityError(candidate.link.filename,
@@ -230,7 +235,7 @@ const ParsedMetadata& Session::metadata(const Candidate& candidate) {
   return m_metadata.emplace(url, ParsedMetadata{std::move(*parsed), fetched.source}).first->second;
 }
 
-ChosenWheel describe_candidate(const Session& session, const Candidate& candidate,
+ChosenWheel describe_candidate(const Session& session, const index_client::Candidate& candidate,
                                const std::string& variant, bool requested, std::string why) {
   ChosenWheel wheel;
   wheel.name = candidate.wheel.name;
@@ -272,30 +277,32 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   // The accelerator version: as given, else the toolchain generation's.
   std::string accelerator_version = request.accelerator.version.value_or("");
   target.accelerator_source = "--accelerator";
-  if (request.accelerator.kind != AcceleratorKind::cpu && accelerator_version.empty()) {
-    const auto& module = request.accelerator.kind == AcceleratorKind::cuda
+  if (request.accelerator.kind != index_client::AcceleratorKind::cpu &&
+      accelerator_version.empty()) {
+    const auto& module = request.accelerator.kind == index_client::AcceleratorKind::cuda
                              ? (request.generation ? request.generation->cuda : std::nullopt)
                              : (request.generation ? request.generation->rocm : std::nullopt);
     if (!module)
-      throw UsageError("--accelerator " + std::string(kind_text(request.accelerator.kind)),
-                       request.generation
-                           ? "toolchain generation " + request.generation->name + " has no " +
-                                 std::string(kind_text(request.accelerator.kind)) + " module"
-                           : "no version given and no --toolchain to take it from",
-                       "name the version, e.g. --accelerator cuda:12.6 or --accelerator cu126");
+      throw UsageError(
+          "--accelerator " + std::string(index_client::kind_text(request.accelerator.kind)),
+          request.generation
+              ? "toolchain generation " + request.generation->name + " has no " +
+                    std::string(index_client::kind_text(request.accelerator.kind)) + " module"
+              : "no version given and no --toolchain to take it from",
+          "name the version, e.g. --accelerator cuda:12.6 or --accelerator cu126");
     accelerator_version = module->version;
     target.accelerator_source = "toolchain (" + module->module + ")";
   }
-  target.accelerator =
-      request.accelerator.kind == AcceleratorKind::cpu
-          ? "cpu"
-          : std::string(kind_text(request.accelerator.kind)) + " " + accelerator_version;
+  target.accelerator = request.accelerator.kind == index_client::AcceleratorKind::cpu
+                           ? "cpu"
+                           : std::string(index_client::kind_text(request.accelerator.kind)) + " " +
+                                 accelerator_version;
 
   report.variant = choose_variant(session, accelerator_version);
   const auto& variant = report.variant.variant;
 
   // Candidates of every requested project, from the one variant.
-  std::vector<CandidateSet> sets;
+  std::vector<index_client::CandidateSet> sets;
   for (const auto& spec : request.specs) {
     const auto* page = session.page(variant, spec.canonical_name());
     if (page == nullptr)
@@ -303,8 +310,8 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
           spec_text(spec),
           "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
           "torch, torchvision and torchaudio must come from one variant");
-    auto set =
-        collect_candidates(*page, filter_for(spec, variant), request.tag_target, session.priority);
+    auto set = index_client::collect_candidates(*page, filter_for(spec, variant),
+                                                request.tag_target, session.priority);
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),
                                "no wheel on the " + variant + " variant (chosen for " +

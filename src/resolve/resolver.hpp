@@ -13,10 +13,10 @@
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
+#include "index_client/accelerator.hpp"
 #include "net/fetcher.hpp"
 #include "pep/requirement.hpp"
 #include "pep/tags.hpp"
-#include "resolve/accelerator.hpp"
 #include "resolve/report.hpp"
 
 namespace wheelmod::resolve {
@@ -33,7 +33,7 @@ struct ResolveRequest {
   std::string index_root;                // URL of the index root (variants below it)
   std::optional<std::string> toolchain;  // as given
   const easybuild::Generation* generation = nullptr;
-  Accelerator accelerator;
+  index_client::Accelerator accelerator;
   std::string python;  // "3.12" (from the toolchain or --python)
   std::string python_source;
   pep::TagTarget tag_target;  // python, arch, glibc

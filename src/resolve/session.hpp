@@ -9,19 +9,19 @@
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
 #include "index/page.hpp"
+#include "index_client/candidates.hpp"
+#include "index_client/metadata_source.hpp"
 #include "net/fetcher.hpp"
 #include "pep/marker.hpp"
 #include "pep/metadata.hpp"
 #include "pep/tags.hpp"
-#include "resolve/candidates.hpp"
-#include "resolve/metadata_source.hpp"
 #include "resolve/resolver.hpp"
 
 namespace wheelmod::resolve {
 
 struct ParsedMetadata {
   pep::CoreMetadata metadata;
-  MetadataSource source;
+  index_client::MetadataSource source;
 };
 
 class Session {
@@ -31,7 +31,7 @@ class Session {
   /// The project page of `project` in `variant`; nullptr when the index has none.
   const index::ProjectPage* page(const std::string& variant, const std::string& project);
   /// METADATA of a candidate, fetched once per wheel URL.
-  const ParsedMetadata& metadata(const Candidate& candidate);
+  const ParsedMetadata& metadata(const index_client::Candidate& candidate);
 
   const ResolveRequest& request;
   pep::MarkerEnvironment environment;
@@ -52,7 +52,7 @@ void map_dependencies(Session& session, ChosenWheel& wheel, const pep::CoreMetad
                       const std::vector<ChosenWheel>& chosen, std::vector<ChosenWheel>& bundled);
 
 /// A ChosenWheel record for a candidate.
-ChosenWheel describe_candidate(const Session& session, const Candidate& candidate,
+ChosenWheel describe_candidate(const Session& session, const index_client::Candidate& candidate,
                                const std::string& variant, bool requested, std::string why);
 
 }  // namespace wheelmod::resolve

@@ -4,8 +4,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "swap/swapcheck.hpp"
 
 namespace wheelmod::swap {
@@ -40,7 +40,7 @@ std::regex version_line(const std::string& version) {
 ModuleAlias read_alias(const fs::path& modulepath, const std::string& canonical) {
   const auto [name, version] = split_module(canonical);
   ModuleAlias alias{modulepath / "all" / name / ".modulerc.lua", name, version, {}, {}};
-  std::istringstream lines(read_text(alias.rc_file));
+  std::istringstream lines(read_file_if_exists(alias.rc_file).value_or(""));
   const auto pattern = version_line(version);
   for (std::string line; std::getline(lines, line);) {
     std::smatch match;
@@ -52,7 +52,7 @@ ModuleAlias read_alias(const fs::path& modulepath, const std::string& canonical)
 
 void write_alias(const ModuleAlias& alias, const std::string& target) {
   std::string kept;
-  std::istringstream lines(read_text(alias.rc_file));
+  std::istringstream lines(read_file_if_exists(alias.rc_file).value_or(""));
   const auto pattern = version_line(alias.version);
   for (std::string line; std::getline(lines, line);)
     if (!std::regex_match(line, pattern) && !line.starts_with(k_previous) &&
@@ -83,7 +83,7 @@ fs::path module_file(const fs::path& modulepath, const std::string& module) {
 fs::path module_root(const fs::path& file) {
   static const std::regex lua(R"re(^\s*local\s+root\s*=\s*"([^"]+)")re");
   static const std::regex tcl(R"re(^\s*set\s+root\s+"?([^"\s]+)"?)re");
-  std::istringstream lines(read_text(file));
+  std::istringstream lines(read_file_if_exists(file).value_or(""));
   for (std::string line; std::getline(lines, line);) {
     std::smatch match;
     if (std::regex_search(line, match, lua) || std::regex_search(line, match, tcl))
@@ -101,7 +101,7 @@ std::vector<fs::path> dependents_of(const fs::path& modulepath, const std::strin
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (!it->is_regular_file(error) || it->path().filename().string().starts_with(".")) continue;
     if (it->path().parent_path().filename() == own) continue;
-    const auto text = read_text(it->path());
+    const auto text = read_file_if_exists(it->path()).value_or("");
     if (text.find("\"" + canonical + "\"") == std::string::npos &&
         text.find(" " + canonical + "\n") == std::string::npos)
       continue;

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "elf/elf_file.hpp"
 #include "elf/search_path_editor.hpp"
 #include "elf/symbols.hpp"
@@ -112,7 +113,8 @@ class Checker {
     for (const auto& entry : fs::directory_iterator(site, error)) {
       const auto name = entry.path().filename().string();
       if (!name.ends_with(".dist-info")) continue;
-      const auto metadata = pep::CoreMetadata::parse(read_text(entry.path() / "METADATA"));
+      const auto metadata =
+          pep::CoreMetadata::parse(read_file_if_exists(entry.path() / "METADATA").value_or(""));
       if (!metadata || pep::canonicalize_name(metadata->name) == "torch") continue;
       result.projects.push_back(metadata->name + " " + metadata->version.str());
       for (const auto& requirement : metadata->requires_dist) {

@@ -32,9 +32,6 @@ struct TorchInstall {
   bool rocm = false;
 };
 
-/// A whole small file (METADATA, a module file); "" when it cannot be read.
-std::string read_text(const std::filesystem::path& file);
-
 /// Reads a prefix that holds torch (lib/pythonX.Y/site-packages/torch).
 /// Throws UsageError when there is no torch in it.
 TorchInstall read_torch_install(const std::filesystem::path& prefix);

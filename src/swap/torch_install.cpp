@@ -3,11 +3,12 @@
 #include <system_error>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "elf/elf_file.hpp"
 #include "elf/symbols.hpp"
+#include "index_client/accelerator.hpp"
 #include "pep/metadata.hpp"
 #include "prefix/relink.hpp"
-#include "resolve/accelerator.hpp"
 #include "swap/swapcheck.hpp"
 
 namespace wheelmod::swap {
@@ -22,7 +23,8 @@ std::string torch_version(const fs::path& site) {
   for (const auto& entry : fs::directory_iterator(site, error)) {
     const auto name = entry.path().filename().string();
     if (!name.starts_with("torch-") || !name.ends_with(".dist-info")) continue;
-    const auto parsed = pep::CoreMetadata::parse(read_text(entry.path() / "METADATA"));
+    const auto parsed =
+        pep::CoreMetadata::parse(read_file_if_exists(entry.path() / "METADATA").value_or(""));
     if (parsed) return parsed->version.str();
   }
   return {};
@@ -42,7 +44,7 @@ std::optional<bool> cxx11_abi_of(const std::unordered_map<std::string, std::stri
 
 std::optional<int> cuda_major_of(const TorchInstall& torch) {
   if (const auto plus = torch.version.find('+'); plus != std::string::npos)
-    if (const auto cuda = resolve::cuda_version_of_variant(torch.version.substr(plus + 1)))
+    if (const auto cuda = index_client::cuda_version_of_variant(torch.version.substr(plus + 1)))
       return std::stoi(cuda->substr(0, cuda->find('.')));
   for (const auto& library : torch.needed)
     if (library.starts_with("libcudart.so."))
@@ -51,13 +53,6 @@ std::optional<int> cuda_major_of(const TorchInstall& torch) {
 }
 
 }  // namespace
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TorchInstall read_torch_install(const fs::path& given) {
   TorchInstall torch;

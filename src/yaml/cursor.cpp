@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 
 namespace wheelmod::yaml {
 
@@ -128,12 +129,9 @@ Cursor::Cursor(YAML::Node node, std::string file, std::string path, YAML::Mark k
       m_key_tag(std::move(key_tag)) {}
 
 Cursor Cursor::load_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw IoError(file.string(), "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = read_file(file);
   try {
-    Cursor root(YAML::Load(text.str()), file.string(), "", YAML::Mark(), "", "");
+    Cursor root(YAML::Load(text), file.string(), "", YAML::Mark(), "", "");
     if (root.is_null()) root.fail("the file is empty", "a config file starts with `schema: 1`");
     return root;
   } catch (const YAML::Exception& error) {

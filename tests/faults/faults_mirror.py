@@ -89,7 +89,7 @@ def stored(dest):
 
 
 def temporaries(dest):
-    """core/atomic_file.hpp's ".NAME.tmp-PID" files (pages, .metadata, manifest)."""
+    """core/files.hpp's ".NAME.tmp-PID" files (pages, .metadata, manifest)."""
     return sorted(os.path.join(d, f) for d, _, files in os.walk(dest) for f in files
                   if re.search(r"\.tmp-[0-9]+$", f))
 

@@ -10,19 +10,19 @@
 
 #include "core/errors.hpp"
 #include "index/page.hpp"
+#include "index_client/metadata_source.hpp"
 #include "net/fetcher.hpp"
 #include "net_support.hpp"
-#include "resolve/metadata_source.hpp"
 
 using wheelmod::ExitCode;
 using wheelmod::IntegrityError;
 using wheelmod::index::FileHash;
 using wheelmod::index::Link;
+using wheelmod::index_client::describe;
+using wheelmod::index_client::fetch_wheel_metadata;
+using wheelmod::index_client::MetadataSource;
 using wheelmod::net::Fetcher;
 using wheelmod::net::FetcherOptions;
-using wheelmod::resolve::describe;
-using wheelmod::resolve::fetch_wheel_metadata;
-using wheelmod::resolve::MetadataSource;
 using namespace net_test;
 
 namespace {

@@ -58,6 +58,14 @@ std::map<std::string, EntryPlan> by_entry(const SearchPathPlan& plan) {
 
 }  // namespace
 
+TEST_CASE("EasyBuild's variable names for a software name", "[easybuild][library_map]") {
+  CHECK(extslist_variable("PyTorch") == "EBEXTSLISTPYTORCH");
+  CHECK(extslist_variable("SciPy-bundle") == "EBEXTSLISTSCIPYMINBUNDLE");
+  CHECK(extslist_variable("CUDA-wheel-bundle") == "EBEXTSLISTCUDAMINWHEELMINBUNDLE");
+  CHECK(root_variable("torch.vision+x") == "EBROOTTORCHVISIONPLUSX");
+  CHECK(version_variable("PyTorch") == "EBVERSIONPYTORCH");
+}
+
 TEST_CASE("root_variable follows EasyBuild's convert_name", "[easybuild][library_map]") {
   CHECK(root_variable("cuDNN") == "EBROOTCUDNN");
   CHECK(root_variable("CUDA") == "EBROOTCUDA");

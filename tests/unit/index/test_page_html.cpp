@@ -15,8 +15,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/url.hpp"
 #include "index/page.hpp"
-#include "index/url.hpp"
 #include "require_parsed.hpp"
 
 using wheelmod::index::FileHash;
@@ -521,15 +521,14 @@ TEST_CASE("parse_project_html reads every page of the sample index as MANIFEST.j
   // pages list one name from two variant directories, as the real index does.
   std::map<std::string, std::map<std::string, nlohmann::json>> expected;
   for (const auto& wheel : manifest.at("wheels")) {
-    const std::string url =
-        wheelmod::index::to_url((root / wheel.at("path").get<std::string>()).string());
+    const std::string url = wheelmod::to_url((root / wheel.at("path").get<std::string>()).string());
     for (const auto& page : wheel.at("pages")) expected[page.get<std::string>()][url] = wheel;
   }
   REQUIRE(expected.size() > 20);
   std::size_t links_checked = 0;
   for (const auto& [page_path, wheels] : expected) {
     CAPTURE(page_path);
-    const std::string page_url = wheelmod::index::to_url((root / page_path).string());
+    const std::string page_url = wheelmod::to_url((root / page_path).string());
     const ProjectPage page = parse_ok(read_file(root / page_path), page_url);
     CHECK(page.links.size() == wheels.size());
     for (const Link& link : page.links) {

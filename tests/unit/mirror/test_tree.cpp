@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/url.hpp"
 #include "index/page.hpp"
-#include "index/url.hpp"
 #include "mirror/tree.hpp"
 #include "require_parsed.hpp"
 #include "temp_dir.hpp"
@@ -230,7 +230,7 @@ TEST_CASE("pip reads a rendered project page as wheelmod wrote it", "[mirror][tr
     CAPTURE(file.filename);
     CHECK(link["filename"] == file.filename);
     // pip re-quotes the path its own way ('&' as %26); the same bytes once decoded.
-    CHECK(wheelmod::index::percent_decode(link["url"].get<std::string>()) ==
+    CHECK(wheelmod::percent_decode(link["url"].get<std::string>()) ==
           "https://mirror.example/whl/files/" + file.filename);
     CHECK(link["hash_name"] == "sha256");
     CHECK(link["hash"] == file.sha256);

@@ -1,0 +1,83 @@
+// Files as every layer needs them: read whole, with the path and the
+// system's reason in every error; replaced atomically, one or several at
+// once; and scratch directories that never outlive their run.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wheelmod {
+
+/// The whole of `file`. Throws IoError naming the file ("cannot read: No
+/// such file or directory").
+std::string read_file(const std::filesystem::path& file);
+
+/// read_file, or nullopt when there is no such file (ENOENT, ENOTDIR).
+std::optional<std::string> read_file_if_exists(const std::filesystem::path& file);
+
+/// With Flush::later the fsyncs are left to one flush_file_system() of the
+/// whole batch before whatever commits it (hundreds of small files).
+enum class Flush { now, later };
+
+/// Replaces `file` with `text` through a sibling temporary renamed over it
+/// (a reader sees the old bytes or the new, never half), creating
+/// directories. Returns false, writing nothing, when the file already holds
+/// exactly these bytes. Throws IoError naming the file.
+bool write_if_changed(const std::filesystem::path& file, const std::string& text,
+                      Flush flush = Flush::now);
+
+/// syncfs(2) of the file system holding `directory`.
+void flush_file_system(const std::filesystem::path& directory);
+
+/// Several files replaced as one: each is written in full to a temporary
+/// beside it when added, and only commit() renames them all into place.
+/// Whatever was not committed is removed, so a failure leaves no
+/// temporary and no half of the set.
+class AtomicFileSet {
+ public:
+  AtomicFileSet() = default;
+  ~AtomicFileSet();
+  AtomicFileSet(const AtomicFileSet&) = delete;
+  AtomicFileSet& operator=(const AtomicFileSet&) = delete;
+
+  /// Writes `text` to the temporary of `file` and flushes it. Throws IoError.
+  void add(const std::filesystem::path& file, std::string_view text);
+  /// Renames every temporary over its file, in the order added, and
+  /// flushes their directories. Throws IoError.
+  void commit();
+
+ private:
+  struct Entry {
+    std::filesystem::path file;
+    std::filesystem::path temporary;
+  };
+  std::vector<Entry> m_entries;
+};
+
+/// wheelmod's shipped data folder `name` (config, templates):
+/// `$WHEELMOD_DATA_DIR/<name>` when set, else `<exe>/../share/wheelmod/<name>`
+/// when that exists, else the source tree's.
+std::filesystem::path shipped_data_dir(std::string_view name);
+
+/// A new directory `<parent>/<name>XXXXXX` (mkdtemp(3); `parent` is
+/// created when missing), removed with everything in it when this goes out
+/// of scope.
+class TemporaryDirectory {
+ public:
+  /// Throws IoError naming the directory, with `hint`.
+  TemporaryDirectory(const std::filesystem::path& parent, std::string_view name,
+                     std::string hint = {});
+  ~TemporaryDirectory();
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+
+ private:
+  std::filesystem::path m_path;
+};
+
+}  // namespace wheelmod

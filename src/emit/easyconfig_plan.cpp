@@ -1,0 +1,141 @@
+#include "emit/easyconfig_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/url.hpp"
+#include "emit/easyconfig_plan_detail.hpp"
+#include "pep/version.hpp"
+
+namespace wheelmod::emit {
+
+using detail::PlanContext;
+
+std::optional<std::string> modulename_for(std::string_view project) {
+  // NVIDIA's library wheels install shared libraries (nvidia/<lib>/lib,
+  // cusparselt/lib) and nothing meant for import.
+  if (project.starts_with("nvidia-")) return "False";
+  // The triton builds for ROCm and nightlies install the `triton` package.
+  if (project == "pytorch-triton" || project == "pytorch-triton-rocm" ||
+      project == "pytorch-triton-xpu")
+    return "'triton'";
+  if (project == "pillow") return "'PIL'";
+  return std::nullopt;
+}
+
+std::string public_version(std::string_view version) {
+  return std::string(version.substr(0, version.find('+')));
+}
+
+namespace {
+
+// The wheels of `arch` that belong to the easyconfig of `roots`: the
+// roots and, transitively, the wheels bundled for their requirements.
+std::vector<const resolve::ChosenWheel*> closure(const resolve::ResolveReport& report,
+                                                 const std::set<std::string>& roots,
+                                                 const std::set<std::string>& taken) {
+  std::map<std::string, const resolve::ChosenWheel*> by_file;
+  for (const auto& wheel : report.wheels) by_file.emplace(wheel.filename, &wheel);
+  std::vector<const resolve::ChosenWheel*> out;
+  std::set<std::string> seen;
+  std::vector<const resolve::ChosenWheel*> todo;
+  for (const auto& wheel : report.wheels)
+    if (wheel.requested && roots.contains(wheel.name)) todo.push_back(&wheel);
+  while (!todo.empty()) {
+    const auto* wheel = todo.back();
+    todo.pop_back();
+    if (taken.contains(wheel->filename) || !seen.insert(wheel->filename).second) continue;
+    out.push_back(wheel);
+    for (const auto& requirement : wheel->dependencies)
+      if (requirement.resolution == resolve::DependencyResolution::bundled_wheel)
+        if (const auto it = by_file.find(requirement.provider); it != by_file.end())
+          todo.push_back(it->second);
+  }
+  return out;
+}
+
+// The extensions of a group over all architectures: bundled wheels first
+// (sorted), then the requested projects in the order they were asked for.
+std::vector<Extension> merge_extensions(
+    const std::map<std::string, std::vector<const resolve::ChosenWheel*>>& per_arch,
+    const std::vector<std::string>& requested) {
+  std::map<std::pair<std::string, std::string>, Extension> merged;
+  std::map<std::pair<std::string, std::string>, bool> is_requested;
+  for (const auto& [arch, wheels] : per_arch) {
+    for (const auto* wheel : wheels) {
+      const std::pair key{wheel->name, public_version(wheel->version)};
+      auto& extension = merged[key];
+      extension.name = wheel->name;
+      extension.version = key.second;
+      extension.modulename = modulename_for(wheel->name);
+      extension.files[arch] =
+          WheelFile{wheel->filename, mask_credentials(wheel->url), wheel->sha256.value_or("")};
+      is_requested[key] = is_requested[key] || wheel->requested;
+    }
+  }
+  std::vector<Extension> out;
+  for (const auto& [key, extension] : merged)
+    if (!is_requested[key]) out.push_back(extension);
+  for (const auto& project : requested)
+    for (const auto& [key, extension] : merged)
+      if (key.first == project && is_requested.at(key)) out.push_back(extension);
+  return out;
+}
+
+}  // namespace
+
+EasyconfigPlan plan_easyconfigs(const StackRequest& request) {
+  if (std::ranges::find(request.requested, "torch") == request.requested.end())
+    throw UsageError("easyconfig", "torch is not among the requested projects",
+                     "the PyTorch easyconfig is what the others depend on: name it, e.g. "
+                     "`wheelmod easyconfig torch==2.6.0 torchvision torchaudio ...`");
+  PlanContext context(request);
+  EasyconfigPlan plan;
+
+  // Which wheels go where, per architecture: torch and what it needs into
+  // PyTorch, the other requested projects and their needs into PyTorch-bundle.
+  std::set<std::string> others(request.requested.begin(), request.requested.end());
+  others.erase("torch");
+  std::map<std::string, std::vector<const resolve::ChosenWheel*>> torch_wheels;
+  std::map<std::string, std::vector<const resolve::ChosenWheel*>> bundle_wheels;
+  for (const auto& [arch, report] : request.reports) {
+    torch_wheels[arch] = closure(report, {"torch"}, {});
+    std::set<std::string> taken;
+    for (const auto* wheel : torch_wheels[arch]) taken.insert(wheel->filename);
+    if (!others.empty()) bundle_wheels[arch] = closure(report, others, taken);
+  }
+
+  std::vector<std::string> torch_only{"torch"};
+  auto pytorch = context.easyconfig("PyTorch", merge_extensions(torch_wheels, torch_only));
+  context.add_requirements(pytorch, torch_wheels);
+  context.add_sanity_checks_for_torch(pytorch);
+  if (request.relink == RelinkStep::relink) context.add_relink(pytorch);
+
+  std::optional<Easyconfig> bundle;
+  if (!others.empty()) {
+    std::vector<std::string> order;
+    for (const auto& project : request.requested)
+      if (project != "torch") order.push_back(project);
+    bundle = context.easyconfig("PyTorch-bundle", merge_extensions(bundle_wheels, order));
+    context.add_pytorch_dependency(*bundle);
+    context.add_requirements(*bundle, bundle_wheels);
+    context.add_sanity_checks_for_bundle(*bundle);
+  }
+
+  // Dummy nvidia-* packages (keep): the generation's CUDA-wheel-bundle
+  // when it pins exactly these versions, else one written here.
+  auto wheel_bundle = context.cuda_wheel_bundle(pytorch);
+
+  for (auto* easyconfig :
+       {&pytorch, bundle ? &*bundle : nullptr, wheel_bundle ? &*wheel_bundle : nullptr})
+    if (easyconfig != nullptr) context.finish(*easyconfig);
+  plan.easyconfigs.push_back(std::move(pytorch));
+  if (bundle) plan.easyconfigs.push_back(std::move(*bundle));
+  if (wheel_bundle) plan.easyconfigs.push_back(std::move(*wheel_bundle));
+  plan.to_add = context.to_add();
+  return plan;
+}
+
+}  // namespace wheelmod::emit

@@ -1,0 +1,219 @@
+#include "emit/easyconfig_writer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace wheelmod::emit {
+
+namespace {
+
+char quote_for(std::string_view text) {
+  const bool single = text.find('\'') != std::string_view::npos;
+  const bool dbl = text.find('"') != std::string_view::npos;
+  return single && !dbl ? '"' : '\'';
+}
+
+std::string quoted(std::string_view text, char quote) {
+  std::string out(1, quote);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      constexpr std::string_view k_hex = "0123456789abcdef";
+      out += "\\x";
+      out += k_hex[byte >> 4];
+      out += k_hex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += quote;
+  return out;
+}
+
+std::string spaces(std::size_t count) { return std::string(count, ' '); }
+
+}  // namespace
+
+std::string python_string(std::string_view text) { return quoted(text, quote_for(text)); }
+
+std::vector<std::string> wrap_string_item(std::string_view text, std::size_t indent,
+                                          std::string_view trailer, std::size_t width) {
+  const char quote = quote_for(text);
+  const auto line_of = [&](std::string_view piece, std::string_view end) {
+    return spaces(indent) + quoted(piece, quote) + std::string(end);
+  };
+  if (line_of(text, trailer).size() <= width) return {line_of(text, trailer)};
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto rest = text.substr(start);
+    if (line_of(rest, trailer).size() <= width) {
+      lines.push_back(line_of(rest, trailer));
+      break;
+    }
+    // The longest piece that fits, ending after a space or '/' if possible.
+    std::size_t fit = 1;
+    while (fit < rest.size() && line_of(rest.substr(0, fit + 1), "").size() <= width) ++fit;
+    std::size_t cut = fit;
+    for (std::size_t i = fit; i > 0; --i) {
+      if (rest[i - 1] == ' ' || rest[i - 1] == '/') {
+        cut = i;
+        break;
+      }
+    }
+    lines.push_back(line_of(rest.substr(0, cut), ""));
+    start += cut;
+  }
+  return lines;
+}
+
+std::vector<std::string> wrap_comment(std::string_view text, std::size_t indent,
+                                      std::size_t width) {
+  const std::string prefix = spaces(indent) + "# ";
+  std::vector<std::string> lines;
+  std::string line = prefix;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const auto word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (line.size() > prefix.size() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line = prefix;
+    }
+    line += (line.size() > prefix.size() ? " " : "") + std::string(word);
+  }
+  if (line.size() > prefix.size() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> render_string_list(std::string_view key,
+                                            const std::vector<std::string>& items,
+                                            std::size_t indent, std::string_view closing,
+                                            std::size_t width) {
+  std::string one = spaces(indent) + std::string(key) + "[";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    one += (i == 0 ? "" : ", ") + python_string(items[i]);
+  one += "]" + std::string(closing);
+  if (one.size() <= width) return {one};
+  std::vector<std::string> lines{spaces(indent) + std::string(key) + "["};
+  for (const auto& item : items)
+    for (auto& line : wrap_string_item(item, indent + 4, ",", width)) lines.push_back(line);
+  lines.push_back(spaces(indent) + "]" + std::string(closing));
+  return lines;
+}
+
+std::expected<ModuleParts, std::string> parse_module_name(std::string_view module,
+                                                          const easybuild::Generation& generation) {
+  const auto slash = module.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == module.size() ||
+      module.find('/', slash + 1) != std::string_view::npos)
+    return std::unexpected("'" + std::string(module) + "' is not <name>/<version>");
+  ModuleParts parts;
+  parts.name = std::string(module.substr(0, slash));
+  const auto full = module.substr(slash + 1);
+  // The earliest `-<toolchain>` of the generation marks the end of the
+  // version (versions hold no '-' in these tables; suffixes may).
+  std::size_t best = std::string_view::npos;
+  for (const auto& [key, toolchain] : generation.toolchains) {
+    const std::string marker = "-" + key;
+    for (auto at = full.find(marker); at != std::string_view::npos;
+         at = full.find(marker, at + 1)) {
+      const auto after = at + marker.size();
+      if (after != full.size() && full[after] != '-') continue;  // GCC-13.3.0 vs GCC-13.3.01
+      if (best == std::string_view::npos || at < best ||
+          (at == best && key.size() > parts.toolchain->size())) {
+        best = at;
+        parts.toolchain = key;
+      }
+      break;
+    }
+  }
+  if (best != std::string_view::npos) {
+    parts.version = std::string(full.substr(0, best));
+    parts.versionsuffix = std::string(full.substr(best + 1 + parts.toolchain->size()));
+    return parts;
+  }
+  const auto dash = full.find('-');
+  parts.version = std::string(full.substr(0, dash));
+  if (dash != std::string_view::npos) parts.versionsuffix = std::string(full.substr(dash));
+  return parts;
+}
+
+bool is_subtoolchain(std::string_view dependency, std::string_view target) {
+  if (dependency == target) return true;
+  // Each toolchain with the toolchains it is built on (EasyBuild framework
+  // toolchains/: foss = gompi + gfbf, gompi = GCC + OpenMPI, gfbf = GCC +
+  // FlexiBLAS + FFTW, GCC = GCCcore + binutils).
+  static const std::map<std::string_view, std::set<std::string_view>> k_below = {
+      {"GCC", {"GCCcore"}},
+      {"gfbf", {"GCC", "GCCcore"}},
+      {"gompi", {"GCC", "GCCcore"}},
+      {"foss", {"gompi", "gfbf", "GCC", "GCCcore"}},
+  };
+  const auto it = k_below.find(target);
+  return it != k_below.end() && it->second.contains(dependency);
+}
+
+std::string dependency_tuple(const DependencySpec& dependency) {
+  std::string out = "(" + python_string(dependency.name) + ", ";
+  if (dependency.own_version_and_suffix) return out + "version, versionsuffix)";
+  out += python_string(dependency.version);
+  if (dependency.toolchain == DependencyToolchain::system)
+    return out + ", " + python_string(dependency.versionsuffix) + ", SYSTEM)";
+  if (!dependency.versionsuffix.empty()) out += ", " + python_string(dependency.versionsuffix);
+  return out + ")";
+}
+
+std::expected<DependencySpec, std::string> dependency_from_module(
+    std::string_view module, const easybuild::Generation& generation,
+    const easybuild::Toolchain& target, std::string_view cuda_version) {
+  const auto parts = parse_module_name(module, generation);
+  if (!parts) return std::unexpected(parts.error());
+  DependencySpec dependency{parts->name, parts->version, parts->versionsuffix,
+                            DependencyToolchain::inherited, false};
+  if (!parts->toolchain) {
+    dependency.toolchain = DependencyToolchain::system;
+  } else {
+    const auto& toolchain = generation.toolchains.at(*parts->toolchain);
+    if (!is_subtoolchain(toolchain.name, target.name))
+      return std::unexpected(std::string(module) + " is built with " + *parts->toolchain +
+                             ", which is not " + target.name + "-" + target.version +
+                             " or one of its subtoolchains");
+  }
+  if (!cuda_version.empty()) {
+    const std::string literal = "-CUDA-" + std::string(cuda_version);
+    if (const auto at = dependency.versionsuffix.find(literal); at != std::string::npos)
+      dependency.versionsuffix.replace(at, literal.size(), "-CUDA-%(cudaver)s");
+  }
+  return dependency;
+}
+
+std::string easyconfig_file_name(const Easyconfig& easyconfig) {
+  std::string suffix = easyconfig.versionsuffix;
+  if (easyconfig.cuda_version) {
+    constexpr std::string_view k_template = "%(cudaver)s";
+    for (auto at = suffix.find(k_template); at != std::string::npos; at = suffix.find(k_template))
+      suffix.replace(at, k_template.size(), *easyconfig.cuda_version);
+  }
+  std::string out = easyconfig.name + "-" + easyconfig.version;
+  if (easyconfig.toolchain.name != "system")
+    out += "-" + easyconfig.toolchain.name + "-" + easyconfig.toolchain.version;
+  return out + suffix + ".eb";
+}
+
+}  // namespace wheelmod::emit

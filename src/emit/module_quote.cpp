@@ -1,0 +1,86 @@
+// Quoting text for the two module languages: Lua strings (Lmod) and Tcl
+// words (Environment Modules, and Lmod's tcl2lua). Text from wheel
+// metadata is the package author's; it must never run as code.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string>
+
+#include "emit/module_writer.hpp"
+
+namespace wheelmod::emit {
+
+namespace {
+
+bool plain_tcl(std::string_view text) {
+  return !text.empty() && std::ranges::all_of(text, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("./_-+:=@,%", c) != nullptr;
+  });
+}
+
+}  // namespace
+
+std::string lua_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (c == '\n')
+      out += "\\n";
+    else if (byte < 0x20 || byte == 0x7f)
+      out += {'\\', static_cast<char>('0' + byte / 100), static_cast<char>('0' + byte / 10 % 10),
+              static_cast<char>('0' + byte % 10)};  // Lua's \ddd is decimal; three digits, so
+                                                    // a digit after it is not read as part of it
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string lua_long_string(std::string_view text) {
+  std::string with_end(text);
+  with_end += ']';  // "...]=" followed by the closer would close early
+  std::string level = "==";
+  while (with_end.find("]" + level + "]") != std::string::npos) level += '=';
+  return "[" + level + "[" + (text.starts_with('\n') ? "\n" : "") + std::string(text) + "]" +
+         level + "]";
+}
+
+std::string tcl_text(std::string_view text) {
+  // In braces nothing is substituted, but a brace or backslash would be
+  // counted or kept; such text goes in quotes, where escapes are removed.
+  if (text.find_first_of("{}\\") != std::string_view::npos ||
+      text.find('\0') != std::string_view::npos)
+    return tcl_quoted(text);
+  return "{" + std::string(text) + "}";
+}
+
+std::string tcl_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c != '\0' && std::strchr("\\$[]\"{}", c) != nullptr) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += c;  // a quoted word may span lines; help text stays readable
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      const char octal[] = {'\\', static_cast<char>('0' + (byte >> 6)),
+                            static_cast<char>('0' + ((byte >> 3) & 7)),
+                            static_cast<char>('0' + (byte & 7)), '\0'};
+      out += octal;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string tcl_word(std::string_view text) {
+  return plain_tcl(text) ? std::string(text) : tcl_quoted(text);
+}
+
+}  // namespace wheelmod::emit

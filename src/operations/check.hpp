@@ -1,0 +1,28 @@
+// `wheelmod check PREFIX`: every ELF file of a prefix resolved the way
+// ld.so would, without LD_LIBRARY_PATH.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "prefix/check.hpp"
+
+namespace wheelmod::operations {
+
+struct CheckOptions {
+  std::string prefix;
+  std::vector<std::string> allowed;  // directories whose libraries are expected
+  bool use_ld_library_path = false;
+};
+
+struct CheckResult {
+  prefix::CheckSummary summary;
+  std::optional<Error> failure;  // a library does not resolve: thrown after the output
+};
+
+/// Throws IoError when the prefix cannot be walked.
+CheckResult check(const CheckOptions& options);
+
+}  // namespace wheelmod::operations

@@ -1,0 +1,50 @@
+// `wheelmod easyconfig`: Stage-1 easyconfigs (PythonBundles of the official
+// wheels) for a toolchain and accelerator, resolved once per architecture,
+// every wheel with its sha256 (from the index, or computed from the
+// downloaded file), all written into the output directory or none.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "emit/easyconfig_plan.hpp"
+#include "operations/selection.hpp"
+
+namespace wheelmod::operations {
+
+struct EasyconfigOptions {
+  Selection selection;  // arch: comma-separated, default x86_64,aarch64; glibc default 2.28
+  DownloadSettings download;
+  std::string output_dir;
+  std::string templates;      // site templates, before the shipped ones
+  std::string versionsuffix;  // "": -whl, -CUDA-%(cudaver)s-whl, -ROCm-<version>-whl
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::keep;
+  bool with_relink = false;  // postinstallcmds run `wheelmod relink` and `check`
+  bool force = false;        // replace .eb files that exist
+};
+
+struct WrittenEasyconfig {
+  std::filesystem::path path;
+  std::string name;
+  std::string version;
+  std::string versionsuffix;
+  std::string toolchain;  // foss-2024a
+};
+
+struct EasyconfigResult {
+  std::filesystem::path output_dir;
+  std::string variant;  // cu126
+  std::vector<WrittenEasyconfig> written;
+  std::map<std::string, std::string> computed_sha256;  // wheel file -> digest the index lacked
+  std::vector<emit::ToAdd> to_add;                     // what the maintainer must add
+};
+
+/// Throws UsageError (options, an .eb file that exists), UnsatisfiableError
+/// (naming the architecture), and what resolving and downloading throw.
+EasyconfigResult easyconfig(const EasyconfigOptions& options, Reporter& reporter);
+
+}  // namespace wheelmod::operations

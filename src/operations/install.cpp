@@ -1,0 +1,213 @@
+#include "operations/install.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/errors.hpp"
+#include "core/files.hpp"
+#include "easybuild/library_map.hpp"
+#include "operations/version.hpp"
+
+namespace wheelmod::operations {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// --module: the request and where the module goes, known before anything
+// is installed, so that a module already there stops the install early.
+std::pair<emit::ModuleRequest, emit::ModuleTarget> module_plan(const InstallOptions& options,
+                                                               const fs::path& prefix_path) {
+  emit::ModuleRequest request;
+  request.prefix = prefix_path;
+  request.generator = "wheelmod " + wheelmod_version();
+  const auto modulepath = options.modulepath.empty()
+                              ? emit::default_modulepath(prefix_path)
+                              : std::optional<fs::path>(fs::absolute(options.modulepath));
+  if (!modulepath)
+    throw UsageError("--module", "the prefix is not <installpath>/software/<Name>/<version>",
+                     "pass --modulepath DIR");
+  auto target =
+      emit::module_target(emit::module_identity(request), *modulepath, "ai", options.module_syntax);
+  emit::check_module_target(target,
+                            options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
+  return {std::move(request), std::move(target)};
+}
+
+// The target Python for byte-compiling: --python-exe, else the loaded
+// Python module's ($EBROOTPYTHON/bin/python), else none (a warning).
+std::optional<fs::path> compile_python(const InstallOptions& options) {
+  if (options.no_compile) return std::nullopt;
+  if (!options.python_exe.empty()) return fs::path(options.python_exe);
+  if (const char* root = std::getenv("EBROOTPYTHON"); root != nullptr && *root != '\0') {
+    const fs::path python = fs::path(root) / "bin" / "python";
+    if (::access(python.c_str(), X_OK) == 0) return python;
+  }
+  return std::nullopt;
+}
+
+// pip names the modules provide that are no Python packages: the CUDA
+// libraries of the generation's table that the report resolved to a module.
+void module_provided(const resolve::ResolveReport& report, const easybuild::Generation& generation,
+                     prefix::PrefixInstallRequest& request) {
+  for (const auto& wheel : report.wheels)
+    for (const auto& dependency : wheel.dependencies)
+      if (dependency.resolution == resolve::DependencyResolution::eb_module &&
+          generation.cuda_libraries.contains(dependency.name)) {
+        request.module_provided.insert(dependency.name);
+        request.provided_by[dependency.name] = dependency.provider;
+      }
+}
+
+// Before anything is downloaded: a CUDA library that neither a module here
+// nor (with --bundle-missing) a wheel of the index provides would leave a
+// prefix whose libraries do not load.
+void stop_on_missing_libraries(const resolve::ResolveReport& report,
+                               const easybuild::Generation& generation, bool bundle_missing) {
+  std::vector<const resolve::Dependency*> libraries;
+  for (const auto& dependency : report.missing)
+    if (generation.cuda_libraries.contains(dependency.name)) libraries.push_back(&dependency);
+  if (libraries.empty()) return;
+  CheckFailedError error(
+      "install",
+      std::to_string(libraries.size()) + " CUDA librar" + (libraries.size() == 1 ? "y" : "ies") +
+          " the wheels need " + (libraries.size() == 1 ? "has" : "have") + " no module here",
+      bundle_missing ? "install the modules (eb --robot) and point --eb-installpath at them, or "
+                       "load them (their EBROOT* variables are read)"
+                     : "install the modules (eb --robot) and point --eb-installpath at them, "
+                       "load them, or pass --bundle-missing to install the index's nvidia-* "
+                       "wheels into the prefix");
+  for (const auto* dependency : libraries)
+    error.with_detail(dependency->name + ": " + dependency->note);
+  throw error;
+}
+
+// What `wheelmod module` needs later: the toolchain, the Python and the
+// modules the installation was made against.
+prefix::Provenance provenance(const InstallOptions& options,
+                              const easybuild::Generation& generation,
+                              const prefix::PrefixInstallRequest& request) {
+  prefix::Provenance out;
+  out.installer = "wheelmod " + wheelmod_version();
+  out.toolchain = options.selection.toolchain;
+  out.generation = generation.name;
+  out.python = request.python_version;
+  out.python_module = generation.python.module;
+  out.accelerator = options.selection.accelerator;
+  out.modules = request.relink->modules;
+  out.metadata = request.metadata;
+  if (const auto toolchain = generation.toolchains.find(options.selection.toolchain);
+      toolchain != generation.toolchains.end())
+    out.toolchain_module = toolchain->second.name + "/" + toolchain->second.version;
+  if (generation.cuda) out.cuda_module = generation.cuda->module;
+  return out;
+}
+
+// Everything but the wheels: where, how to relink, compile and check.
+prefix::PrefixInstallRequest prefix_request(const InstallOptions& options,
+                                            const easybuild::Generation& generation,
+                                            const fs::path& prefix_path) {
+  prefix::PrefixInstallRequest request;
+  request.prefix = prefix_path;
+  request.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
+  request.metadata = options.metadata;
+  request.wheel_options.threads = options.threads;
+  request.python_exe = compile_python(options);
+  const auto& python_module = generation.python.version;  // 3.12.3 -> 3.12
+  request.python_version = options.selection.python.empty()
+                               ? python_module.substr(0, python_module.find('.', 2))
+                               : options.selection.python;
+  prefix::RelinkOptions relink;
+  relink.generation = &generation;
+  relink.modules = options.modules;
+  relink.locator = easybuild::environment_locator(
+      options.eb_installpath.empty() ? std::nullopt
+                                     : std::optional<fs::path>(options.eb_installpath));
+  relink.patchelf = options.patchelf;
+  request.relink = std::move(relink);
+  prefix::CheckOptions check;
+  if (!options.eb_installpath.empty()) check.allowed_roots.emplace_back(options.eb_installpath);
+  request.check = check;
+  request.provenance = provenance(options, generation, request);
+  return request;
+}
+
+// SPEC...: resolved against the site's modules, then downloaded beside the
+// prefix (the same file system as the cache's hard links, usually) into
+// `downloads`, which the caller removes on every path out. The request
+// learns the wheels and what the resolution chose.
+void resolve_and_download(const InstallOptions& options, const easybuild::SiteConfig& config,
+                          const easybuild::Generation& generation,
+                          std::optional<TemporaryDirectory>& downloads,
+                          prefix::PrefixInstallRequest& request, Reporter& reporter) {
+  const auto& locator = request.relink->locator;
+  const auto report = resolve_selection(
+      options.selection, config, reporter,
+      [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
+  stop_on_missing_libraries(report, generation, options.selection.bundle_missing);
+  request.python_version = report.target.python;
+  auto& modules = request.relink->modules;
+  modules.insert(modules.end(), report.modules.begin(), report.modules.end());
+  module_provided(report, generation, request);
+  request.provenance->python = report.target.python;
+  request.provenance->accelerator = report.target.accelerator;
+  request.provenance->index = report.index;  // credentials already masked by the report
+  request.provenance->modules = modules;
+  const auto& prefix_path = request.prefix;
+  downloads.emplace(prefix_path.parent_path(),
+                    "." + prefix_path.filename().string() + ".wheelmod-wheels-",
+                    "check that the parent of --prefix is writable");
+  const auto batch = download_report_wheels(report, downloads->path(), options.download,
+                                            options.selection.cache_dir, reporter);
+  if (!batch.failures.empty()) throw net::combined_failure(batch);
+  for (const auto& result : batch.results) request.wheels.push_back(result->path);
+}
+
+}  // namespace
+
+InstallResult install(const InstallOptions& options, Reporter& reporter) {
+  if (options.wheels.empty() == options.selection.specs.empty())
+    throw UsageError("install",
+                     options.wheels.empty() ? "nothing to install: give SPEC... or --wheel FILE"
+                                            : "give SPEC... or --wheel, not both",
+                     "e.g. `wheelmod install torch==2.6.0 --toolchain foss-2024a --accelerator "
+                     "cuda --prefix DIR`");
+  if (options.selection.toolchain.empty())
+    throw UsageError("install", "no --toolchain",
+                     "the toolchain decides the Python, the modules to relink at and the layout");
+  const auto config = load_site_config(options.selection.config_dir);
+  const auto& generation =
+      find_generation(config, options.selection.toolchain,
+                      "known toolchains: see `wheelmod resolve --help` or add one with --config");
+  const fs::path prefix_path = fs::absolute(options.prefix).lexically_normal();
+  std::optional<std::pair<emit::ModuleRequest, emit::ModuleTarget>> module_file;
+  if (options.write_module) module_file = module_plan(options, prefix_path);
+  auto request = prefix_request(options, generation, prefix_path);
+
+  std::optional<TemporaryDirectory> downloads;
+  if (!options.wheels.empty()) {
+    for (const auto& wheel : options.wheels) request.wheels.emplace_back(wheel);
+    for (const auto& [name, library] : generation.cuda_libraries)
+      request.module_provided.insert(name);
+  } else {
+    if (!options.force && fs::exists(prefix_path))
+      throw UsageError(prefix_path.string(), "already exists",
+                       "pass --force to replace it (the old installation stays in place until "
+                       "the new one is complete), or choose another --prefix");
+    resolve_and_download(options, config, generation, downloads, request, reporter);
+  }
+  InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt};
+  if (module_file) {
+    const auto description = emit::describe_installation(module_file->first);
+    for (const auto& warning : description.warnings) reporter.on_warning(warning);
+    const emit::TemplateSet templates(emit::TemplateSet::default_dir());
+    emit::write_module(module_file->second,
+                       emit::render_module(description, options.module_syntax, templates),
+                       options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
+    result.module_file = module_file->second.file;
+  }
+  return result;
+}
+
+}  // namespace wheelmod::operations

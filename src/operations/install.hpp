@@ -1,0 +1,48 @@
+// `wheelmod install`: resolve, fetch, unpack, relink, byte-compile and
+// check wheels into an EasyBuild-style prefix, in one step that lands
+// completely or not at all; with its module file when asked.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "emit/module_writer.hpp"
+#include "operations/selection.hpp"
+#include "prefix/install.hpp"
+
+namespace wheelmod::operations {
+
+struct InstallOptions {
+  Selection selection;              // SPEC..., or
+  std::vector<std::string> wheels;  // wheel files, installed as they are
+  DownloadSettings download;
+  std::string prefix;
+  std::string eb_installpath;        // "": the EBROOT* variables of loaded modules
+  std::vector<std::string> modules;  // preferred where several provide a library
+  std::string python_exe;            // "": $EBROOTPYTHON/bin/python
+  std::string patchelf = "patchelf";
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
+  unsigned threads = 0;  // 0: one per core
+  bool force = false;    // replace an existing prefix (and module file)
+  bool no_compile = false;
+  bool write_module = false;
+  std::string modulepath;  // "": <installpath>/modules beside software/
+  emit::ModuleSyntax module_syntax = emit::ModuleSyntax::lua;
+};
+
+struct InstallResult {
+  prefix::PrefixInstallResult install;
+  std::optional<std::filesystem::path> module_file;
+};
+
+/// Throws UsageError (bad options, an existing prefix or module file),
+/// CheckFailedError (a CUDA library no module provides, before any
+/// download; or a library that does not load, before the commit), and
+/// what resolving, downloading and unpacking throw.
+InstallResult install(const InstallOptions& options, Reporter& reporter);
+
+}  // namespace wheelmod::operations

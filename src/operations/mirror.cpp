@@ -1,0 +1,65 @@
+#include "operations/mirror.hpp"
+
+#include <chrono>
+
+#include "mirror/spec.hpp"
+
+namespace wheelmod::operations {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What is wrong once the output is out: downloads that failed, upstream
+// files that changed under the same name, stored files that are corrupt.
+std::optional<Error> failure_of(const mirror::MirrorReport& report, const fs::path& dest) {
+  if (!report.failures.empty()) {
+    net::DownloadBatch batch;
+    batch.failures = report.failures;
+    return net::combined_failure(batch);
+  }
+  if (const auto conflicts = report.count(mirror::ChangeKind::conflict); conflicts > 0)
+    return IntegrityError(
+        dest.string(),
+        std::to_string(conflicts) + " upstream files changed their sha256 under the same name",
+        "the mirrored files were kept; compare them with the new bytes under "
+        ".wheelmod/conflicts/ and remove the old file from the mirror (and its "
+        "manifest entry) only once you trust the new one");
+  const auto corrupt = report.count(mirror::ChangeKind::corrupt);
+  if (corrupt > report.count(mirror::ChangeKind::repaired))
+    return IntegrityError(dest.string(), std::to_string(corrupt) + " stored files are corrupt",
+                          "run again with --verify --repair to fetch them again");
+  return std::nullopt;
+}
+
+}  // namespace
+
+MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
+  if (options.repair && !options.verify)
+    throw UsageError("--repair", "only with --verify",
+                     "wheelmod mirror SPEC --dest DIR --verify --repair");
+  check_jobs(options.download);
+  const auto spec = mirror::load_spec(options.spec);
+  mirror::MirrorOptions run;
+  run.dest = fs::absolute(options.dest).lexically_normal();
+  run.mode = options.verify    ? mirror::MirrorMode::verify
+             : options.dry_run ? mirror::MirrorMode::dry_run
+                               : mirror::MirrorMode::sync;
+  run.prune = options.prune;
+  run.repair = options.repair;
+  run.download.jobs = options.download.jobs;
+  run.download.attempts = options.download.retries + 1;
+  run.download.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
+  run.download.cacert = options.download.cacert;
+  run.fetcher.cacert = options.download.cacert;
+  if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);
+  if (!options.eb_names.empty()) run.eb_names = options.eb_names;
+
+  MirrorResult result;
+  result.mode = run.mode;
+  result.report = mirror::run_mirror(spec, run, reporter);
+  result.failure = failure_of(result.report, run.dest);
+  return result;
+}
+
+}  // namespace wheelmod::operations

@@ -1,0 +1,48 @@
+#include "operations/module.hpp"
+
+#include "core/errors.hpp"
+#include "operations/version.hpp"
+
+namespace wheelmod::operations {
+
+namespace fs = std::filesystem;
+
+ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
+  emit::ModuleRequest request;
+  request.prefix = fs::absolute(options.prefix).lexically_normal();
+  if (request.prefix.filename().empty()) request.prefix = request.prefix.parent_path();  // "dir/"
+  request.name = options.name;
+  request.full_version = options.full_version;
+  request.description = options.description;
+  request.origin = options.origin;
+  request.python_search_path = options.python_search_path;
+  request.generator = "wheelmod " + wheelmod_version();
+
+  // The prefix first: "not an installation wheelmod made" is the message
+  // that helps most when PREFIX is wrong.
+  const auto description = emit::describe_installation(request);
+  const auto replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
+  ModuleResult result;
+  result.module = description.identity.name + "/" + description.identity.full_version;
+  if (!options.to_stdout) {
+    const auto modulepath = options.modulepath.empty()
+                                ? emit::default_modulepath(request.prefix)
+                                : std::optional<fs::path>(fs::absolute(options.modulepath));
+    if (!modulepath)
+      throw UsageError(request.prefix.string(),
+                       "not in an EasyBuild layout (<installpath>/software/<Name>/<version>)",
+                       "pass --modulepath DIR, or --stdout");
+    result.target =
+        emit::module_target(description.identity, *modulepath, options.moduleclass, options.syntax);
+    emit::check_module_target(*result.target, replace);
+  }
+  for (const auto& warning : description.warnings) reporter.on_warning(warning);
+  const emit::TemplateSet templates(
+      emit::TemplateSet::default_dir(),
+      options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));
+  result.text = emit::render_module(description, options.syntax, templates);
+  if (result.target) emit::write_module(*result.target, result.text, replace);
+  return result;
+}
+
+}  // namespace wheelmod::operations

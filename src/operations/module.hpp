@@ -1,0 +1,40 @@
+// `wheelmod module PREFIX`: the Lmod (Lua) or Tcl module file for a prefix
+// that `wheelmod install` made, written atomically into an EasyBuild module
+// tree, or only rendered.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/reporter.hpp"
+#include "emit/module_writer.hpp"
+
+namespace wheelmod::operations {
+
+struct ModuleOptions {
+  std::string prefix;
+  emit::ModuleSyntax syntax = emit::ModuleSyntax::lua;
+  std::string modulepath;  // "": <installpath>/modules beside software/
+  std::string moduleclass = "ai";
+  std::string name;          // "": the prefix's parent directory
+  std::string full_version;  // "": the prefix's directory
+  std::string description;   // "": the main wheel's Summary and where the wheels came from
+  std::string origin;
+  emit::PythonSearchPath python_search_path = emit::PythonSearchPath::automatic;
+  std::string templates;   // site templates, before the shipped ones
+  bool to_stdout = false;  // render only
+  bool force = false;      // replace an existing module file
+};
+
+struct ModuleResult {
+  std::string module;  // Name/fullversion
+  std::string text;
+  std::optional<emit::ModuleTarget> target;  // where it was written; nullopt with to_stdout
+};
+
+/// Warnings about the module (a Python it cannot import with) go to
+/// `reporter`. Throws UsageError (not a prefix wheelmod made, no module
+/// tree, an existing module file without force), IoError.
+ModuleResult module(const ModuleOptions& options, Reporter& reporter);
+
+}  // namespace wheelmod::operations

@@ -1,0 +1,168 @@
+#include "operations/selection.hpp"
+
+#include <cstdlib>
+#include <optional>
+
+#include "core/errors.hpp"
+#include "core/url.hpp"
+#include "net/fetcher.hpp"
+#include "operations/host.hpp"
+#include "pep/requirement.hpp"
+#include "resolve/resolver.hpp"
+
+namespace wheelmod::operations {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::vector<pep::Requirement> parse_specs(const std::vector<std::string>& specs) {
+  std::vector<pep::Requirement> out;
+  for (const auto& text : specs) {
+    auto requirement = pep::Requirement::parse(text);
+    if (!requirement)
+      throw UsageError(
+          text, "not a valid requirement: " + requirement.error().message,
+          "write requirements as PEP 508 specifiers, e.g. torch==2.6.0 'torchvision>=0.21'");
+    if (requirement->url)
+      throw UsageError(text, "direct URL requirements are not resolved against an index",
+                       "give the wheel itself with `wheelmod install --wheel FILE`");
+    out.push_back(std::move(*requirement));
+  }
+  return out;
+}
+
+// The target machine: --python (else the toolchain's), --arch and --glibc
+// (else this host's).
+void set_target(const Selection& selection, resolve::ResolveRequest& request) {
+  if (!selection.python.empty()) {
+    request.python = selection.python;
+    request.python_source = "--python";
+  } else if (request.generation) {
+    const auto& full = request.generation->python.version;  // 3.12.3 -> 3.12
+    request.python = full.substr(0, full.find('.', full.find('.') + 1));
+    request.python_source = request.generation->python.module;
+  } else {
+    throw UsageError("resolve", "no target Python: neither --toolchain nor --python given",
+                     "name the toolchain (--toolchain foss-2024a) or the Python (--python 3.12)");
+  }
+  auto glibc = host_glibc();
+  if (!selection.glibc.empty()) {
+    const auto parsed = pep::GlibcVersion::parse(selection.glibc);
+    if (!parsed)
+      throw UsageError("--glibc " + selection.glibc, parsed.error().message,
+                       "give it as 2.NN, e.g. --glibc 2.28");
+    glibc = *parsed;
+  }
+  const auto arch = selection.arch.empty() ? host_arch() : selection.arch;
+  if (!is_known_arch(arch))
+    throw UsageError("--arch " + arch, "unknown architecture",
+                     "use one of: " + known_arches_text());
+  auto target = pep::TagTarget::with_python(request.python, arch, glibc);
+  if (!target) throw UsageError("--python " + request.python, target.error().message);
+  request.tag_target = *target;
+  // The marker environment wants X.Y; a free-threaded "3.13t" is 3.13 there.
+  if (request.python.ends_with('t')) request.python.pop_back();
+}
+
+resolve::ResolveRequest build_request(const Selection& selection,
+                                      const easybuild::SiteConfig& config) {
+  resolve::ResolveRequest request;
+  request.specs = parse_specs(selection.specs);
+  auto accelerator = index_client::Accelerator::parse(selection.accelerator);
+  if (!accelerator)
+    throw UsageError("--accelerator " + selection.accelerator, accelerator.error().message);
+  request.accelerator = *accelerator;
+  if (!selection.toolchain.empty()) {
+    request.generation = &find_generation(config, selection.toolchain);
+    request.toolchain = selection.toolchain;
+  }
+  set_target(selection, request);
+  request.index_root = to_url(selection.index);
+  request.no_deps = selection.no_deps;
+  request.missing_libraries = selection.bundle_missing ? resolve::MissingLibraries::bundle
+                                                       : resolve::MissingLibraries::report;
+  return request;
+}
+
+}  // namespace
+
+std::string cache_dir_or_default(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+    return std::string(xdg) + "/wheelmod";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.cache/wheelmod";
+  return "";
+}
+
+easybuild::SiteConfig load_site_config(const std::string& config_dir) {
+  return easybuild::SiteConfig::load(
+      easybuild::SiteConfig::default_dir(),
+      config_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(config_dir));
+}
+
+const easybuild::Generation& find_generation(const easybuild::SiteConfig& config,
+                                             const std::string& toolchain,
+                                             const std::string& hint) {
+  const auto* generation = config.find_generation(toolchain);
+  if (generation == nullptr)
+    throw UsageError("--toolchain " + toolchain, "unknown toolchain",
+                     !hint.empty() ? hint
+                                   : "known toolchains: " + joined(config.toolchain_names()) +
+                                         " (add one with --config DIR)");
+  return *generation;
+}
+
+resolve::ResolveReport resolve_selection(const Selection& selection,
+                                         const easybuild::SiteConfig& config, Reporter& reporter,
+                                         std::function<bool(const std::string&)> module_installed) {
+  auto request = build_request(selection, config);
+  request.module_installed = std::move(module_installed);
+  net::FetcherOptions fetch_options;
+  fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir);
+  net::Fetcher fetcher(fetch_options);
+  auto report = resolve::resolve(request, fetcher, reporter);
+  if (const auto& stats = fetcher.stats(); stats.requests > 0)
+    // What the index cost, as pip and uv print it: a second run against an
+    // unchanged index should show its pages answered from the cache.
+    reporter.on_note("index: " + std::to_string(stats.requests) + " requests, " +
+                     format_bytes(stats.body_bytes) + " received, " +
+                     std::to_string(stats.not_modified) + " pages unchanged (cache)");
+  return report;
+}
+
+void check_jobs(const DownloadSettings& settings) {
+  if (settings.jobs == 0 || settings.jobs > 64)
+    throw UsageError("--jobs " + std::to_string(settings.jobs), "must be between 1 and 64");
+}
+
+net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
+                                          const std::filesystem::path& dest,
+                                          const DownloadSettings& settings,
+                                          const std::string& cache_dir, Reporter& reporter) {
+  check_jobs(settings);
+  std::vector<net::DownloadRequest> requests;
+  for (const auto& wheel : report.wheels)
+    requests.push_back(net::DownloadRequest{.url = wheel.url,
+                                            .destination = dest / wheel.filename,
+                                            .sha256 = wheel.sha256,
+                                            .size = wheel.size,
+                                            .label = wheel.filename});
+  net::DownloadOptions download;
+  download.jobs = settings.jobs;
+  download.attempts = settings.retries + 1;
+  download.stall_timeout = std::chrono::seconds(settings.stall_timeout);
+  download.cacert = settings.cacert;
+  if (!settings.no_cache) {
+    const auto cache = cache_dir_or_default(cache_dir);
+    if (!cache.empty()) download.cache_dir = cache;
+  }
+  return net::download_all(requests, download, reporter);
+}
+
+}  // namespace wheelmod::operations

@@ -1,0 +1,74 @@
+// What resolve, fetch, install and easyconfig share: the wheels asked for
+// and the machine they are for (DESIGN.md "Command-line contract"), the
+// site tables, and the download settings.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/reporter.hpp"
+#include "easybuild/config.hpp"
+#include "net/download.hpp"
+#include "resolve/report.hpp"
+
+namespace wheelmod::operations {
+
+inline constexpr std::string_view k_default_index = "https://download.pytorch.org/whl";
+
+struct Selection {
+  std::vector<std::string> specs;  // PEP 508 requirements
+  std::string toolchain;           // foss-2024a; "" with --python
+  std::string accelerator = "cpu";
+  std::string index = std::string(k_default_index);
+  std::string python;      // X.Y; "": the toolchain's
+  std::string arch;        // "": this host's
+  std::string glibc;       // 2.NN; "": this host's
+  std::string cache_dir;   // "": cache_dir_or_default
+  std::string config_dir;  // site tables merged over the shipped ones; "": none
+  bool no_deps = false;
+  bool bundle_missing = false;
+};
+
+struct DownloadSettings {
+  unsigned jobs = 4;  // 1 to 64
+  unsigned retries = 5;
+  unsigned stall_timeout = 60;  // seconds
+  std::string cacert;
+  bool no_cache = false;
+};
+
+/// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG
+/// base directory default), else "".
+std::string cache_dir_or_default(const std::string& given);
+
+/// The shipped generation tables, with `config_dir`'s merged over them.
+easybuild::SiteConfig load_site_config(const std::string& config_dir);
+
+/// The generation of --toolchain `toolchain`. Throws UsageError (exit 2):
+/// "unknown toolchain", with `hint` or else the list of known ones.
+const easybuild::Generation& find_generation(const easybuild::SiteConfig& config,
+                                             const std::string& toolchain,
+                                             const std::string& hint = {});
+
+/// Resolves `selection` against its index; the index's cost goes to
+/// `reporter` as a note. `module_installed` is resolve::ResolveRequest's.
+/// Throws UsageError (2), UnsatisfiableError (3), IoError (4),
+/// IntegrityError (5).
+resolve::ResolveReport resolve_selection(
+    const Selection& selection, const easybuild::SiteConfig& config, Reporter& reporter,
+    std::function<bool(const std::string&)> module_installed = {});
+
+/// Throws UsageError unless 1 <= jobs <= 64.
+void check_jobs(const DownloadSettings& settings);
+
+/// Downloads every wheel of `report` into `dest`, through the wheel cache
+/// under `cache_dir` unless settings.no_cache. Failures are in the batch.
+net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
+                                          const std::filesystem::path& dest,
+                                          const DownloadSettings& settings,
+                                          const std::string& cache_dir, Reporter& reporter);
+
+}  // namespace wheelmod::operations

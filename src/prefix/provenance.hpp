@@ -1,0 +1,50 @@
+// How wheelmod made an installation: PREFIX/easybuild/wheelmod-install.json,
+// beside the logs EasyBuild keeps there. `wheelmod install` writes it; the
+// module writer reads it for the modules to load, the Python, and the
+// installed wheels.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "easybuild/config.hpp"
+
+namespace wheelmod::prefix {
+
+/// Where the provenance lives, relative to the prefix.
+inline const std::filesystem::path k_provenance_file = "easybuild/wheelmod-install.json";
+
+struct InstalledProject {
+  std::string name;
+  std::string version;
+  std::string dist_info;  // relative to the prefix
+};
+
+/// The file's contents (schema_version 1). Empty strings are absent keys.
+struct Provenance {
+  std::string installer;             // wheelmod 0.1.0
+  std::string toolchain;             // foss-2024a
+  std::string generation;            // 2024a
+  std::string python;                // 3.12
+  std::string python_module;         // Python/3.12.3-GCCcore-13.3.0
+  std::string accelerator;           // cpu, cuda 12.6.0
+  std::vector<std::string> modules;  // made against: sorted, each once
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
+  std::string toolchain_module;             // foss/2024a
+  std::string cuda_module;                  // the generation's CUDA module
+  std::string index;                        // where the wheels came from, credentials masked
+  std::string site_packages;                // lib/python3.12/site-packages
+  std::vector<InstalledProject> installed;  // in install order
+};
+
+/// Writes `provenance` into `prefix` (atomically). Throws IoError.
+void write_provenance(const std::filesystem::path& prefix, const Provenance& provenance);
+
+/// Reads the provenance of `prefix`. Throws UsageError (exit 2) when there
+/// is none (not an installation wheelmod made), or it is no JSON object of
+/// schema 1 listing at least one installed wheel with its name, version
+/// and dist-info.
+Provenance read_provenance(const std::filesystem::path& prefix);
+
+}  // namespace wheelmod::prefix
