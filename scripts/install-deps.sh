@@ -32,6 +32,7 @@ test_packages=(
   python3-pip-whl     # real wheels to install in the tests
   unzip               # the peer unpacker in the install benchmark
   python3-pycodestyle # the style check EasyBuild's --check-contrib runs on easyconfigs
+  clang-format        # the format check of the tree (clang-format 14, tests/layering)
 )
 
 fuzz_packages=(

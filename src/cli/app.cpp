@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
+#include "commands.hpp"
 #include "core/errors.hpp"
 #include "operations/version.hpp"
 

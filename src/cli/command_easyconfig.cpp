@@ -8,9 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/selection.hpp"
+#include "commands.hpp"
 #include "operations/easyconfig.hpp"
+#include "selection.hpp"
 
 namespace wheelmod::cli {
 

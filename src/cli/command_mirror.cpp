@@ -6,10 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/progress.hpp"
-#include "cli/selection.hpp"
+#include "commands.hpp"
 #include "operations/mirror.hpp"
+#include "progress.hpp"
+#include "selection.hpp"
 
 namespace wheelmod::cli {
 

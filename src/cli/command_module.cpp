@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
+#include "commands.hpp"
 #include "operations/module.hpp"
 
 namespace wheelmod::cli {

@@ -6,10 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
-#include "cli/report_render.hpp"
-#include "cli/selection.hpp"
+#include "commands.hpp"
 #include "operations/resolve.hpp"
+#include "report_render.hpp"
+#include "selection.hpp"
 
 namespace wheelmod::cli {
 

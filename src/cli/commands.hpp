@@ -5,7 +5,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "cli/progress.hpp"
+#include "progress.hpp"
 
 namespace CLI {
 class App;

@@ -1,10 +1,10 @@
-#include "cli/report_render.hpp"
+#include "report_render.hpp"
 
 #include <fmt/format.h>
 
-#include "cli/progress.hpp"
 #include "core/errors.hpp"
 #include "core/url.hpp"
+#include "progress.hpp"
 
 namespace wheelmod::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/selection.hpp"
+#include "selection.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,4 +1,4 @@
-#include "elf/editor_grow.hpp"
+#include "editor_grow.hpp"
 
 #include <elf.h>
 #include <gelf.h>

@@ -20,7 +20,7 @@
 #include <span>
 #include <string>
 
-#include "elf/elf_image.hpp"
+#include "elf_image.hpp"
 
 namespace wheelmod::elf::detail {
 

@@ -1,4 +1,4 @@
-#include "elf/editor_patchelf.hpp"
+#include "editor_patchelf.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,4 +1,4 @@
-#include "elf/editor_string_users.hpp"
+#include "editor_string_users.hpp"
 
 #include <elf.h>
 #include <gelf.h>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "elf/elf_image.hpp"
+#include "elf_image.hpp"
 
 namespace wheelmod::elf::detail {
 

@@ -12,7 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/unique_fd.hpp"
-#include "elf/elf_image.hpp"
+#include "elf_image.hpp"
 
 namespace wheelmod::elf {
 

@@ -1,4 +1,4 @@
-#include "elf/elf_image.hpp"
+#include "elf_image.hpp"
 
 #include <gelf.h>
 #include <unistd.h>

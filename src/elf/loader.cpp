@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
-#include "elf/loader_model.hpp"
+#include "loader_model.hpp"
 
 namespace wheelmod::elf {
 

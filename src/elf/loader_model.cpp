@@ -2,7 +2,7 @@
 // (elf/dl-load.c _dl_map_object, open_path, fillin_rpath; elf/dl-deps.c
 // _dl_map_object_deps for the breadth-first order; elf/dl-object.c for
 // $ORIGIN). Function names below point at their glibc counterparts.
-#include "elf/loader_model.hpp"
+#include "loader_model.hpp"
 
 #include <algorithm>
 #include <cctype>

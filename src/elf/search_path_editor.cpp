@@ -14,10 +14,10 @@
 
 #include "core/errors.hpp"
 #include "core/unique_fd.hpp"
-#include "elf/editor_grow.hpp"
-#include "elf/editor_patchelf.hpp"
-#include "elf/editor_string_users.hpp"
-#include "elf/elf_image.hpp"
+#include "editor_grow.hpp"
+#include "editor_patchelf.hpp"
+#include "editor_string_users.hpp"
+#include "elf_image.hpp"
 
 namespace wheelmod::elf {
 

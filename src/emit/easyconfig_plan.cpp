@@ -6,7 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
-#include "emit/easyconfig_plan_detail.hpp"
+#include "easyconfig_plan_detail.hpp"
 #include "pep/version.hpp"
 
 namespace wheelmod::emit {

@@ -4,7 +4,7 @@
 // exactly the pinned versions are installed. A CUDA-wheel-bundle installs
 // them as dummies (dist-info only; easyblocks' `dummy_package`).
 
-#include "emit/easyconfig_plan_detail.hpp"
+#include "easyconfig_plan_detail.hpp"
 #include "pep/version.hpp"
 
 namespace wheelmod::emit::detail {

@@ -2,7 +2,7 @@
 #include <cctype>
 
 #include "core/errors.hpp"
-#include "emit/easyconfig_plan_detail.hpp"
+#include "easyconfig_plan_detail.hpp"
 #include "pep/requirement.hpp"
 
 namespace wheelmod::emit::detail {

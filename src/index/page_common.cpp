@@ -1,6 +1,6 @@
 // Hashes, core metadata values, URL clean-up and the duplicate-file rule,
 // shared by the HTML and JSON page parsers.
-#include "index/page_common.hpp"
+#include "page_common.hpp"
 
 #include <algorithm>
 #include <array>

@@ -10,7 +10,7 @@
 
 #include "core/url.hpp"
 #include "index/page.hpp"
-#include "index/page_common.hpp"
+#include "page_common.hpp"
 
 namespace wheelmod::index {
 

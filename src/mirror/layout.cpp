@@ -1,4 +1,4 @@
-#include "mirror/layout.hpp"
+#include "layout.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
-#include "mirror/tree.hpp"
+#include "tree.hpp"
 
 namespace wheelmod::mirror {
 

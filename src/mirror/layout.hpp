@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "mirror/manifest.hpp"
+#include "manifest.hpp"
 
 namespace wheelmod::mirror {
 

@@ -1,7 +1,7 @@
 // wheelmod-mirror.json: read with every field checked (a damaged manifest
 // would otherwise make a re-run skip or trust the wrong files), written
 // with sorted keys so that an unchanged mirror rewrites nothing.
-#include "mirror/manifest.hpp"
+#include "manifest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
-#include "mirror/tree.hpp"
+#include "tree.hpp"
 
 namespace wheelmod::mirror {
 

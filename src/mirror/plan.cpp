@@ -1,4 +1,4 @@
-#include "mirror/plan.hpp"
+#include "plan.hpp"
 
 #include <algorithm>
 #include <deque>

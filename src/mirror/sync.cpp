@@ -11,10 +11,10 @@
 #include "core/files.hpp"
 #include "hash/sha256.hpp"
 #include "index_client/metadata_source.hpp"
-#include "mirror/layout.hpp"
-#include "mirror/manifest.hpp"
-#include "mirror/plan.hpp"
-#include "mirror/tree.hpp"
+#include "layout.hpp"
+#include "manifest.hpp"
+#include "plan.hpp"
+#include "tree.hpp"
 
 namespace wheelmod::mirror {
 

@@ -1,6 +1,6 @@
 // The mirror's static PEP 503 pages and the atomic, write-only-if-changed
 // file writer they (and the manifest) go through.
-#include "mirror/tree.hpp"
+#include "tree.hpp"
 
 #include <algorithm>
 #include <cstdint>

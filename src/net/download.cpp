@@ -14,11 +14,11 @@
 #include <system_error>
 
 #include "core/url.hpp"
+#include "file_transport.hpp"
 #include "hash/sha256.hpp"
-#include "net/file_transport.hpp"
-#include "net/part_file.hpp"
-#include "net/transfer.hpp"
-#include "net/wheel_cache.hpp"
+#include "part_file.hpp"
+#include "transfer.hpp"
+#include "wheel_cache.hpp"
 
 namespace wheelmod::net {
 

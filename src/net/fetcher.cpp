@@ -12,9 +12,9 @@
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
-#include "net/file_transport.hpp"
-#include "net/http_cache.hpp"
-#include "net/http_transport.hpp"
+#include "file_transport.hpp"
+#include "http_cache.hpp"
+#include "http_transport.hpp"
 
 namespace wheelmod::net {
 

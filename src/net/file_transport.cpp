@@ -1,4 +1,4 @@
-#include "net/file_transport.hpp"
+#include "file_transport.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "net/http_cache.hpp"
+#include "http_cache.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "net/http_common.hpp"
+#include "http_common.hpp"
 
 #include <algorithm>
 #include <cctype>

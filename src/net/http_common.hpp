@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "net/curl_handle.hpp"
+#include "curl_handle.hpp"
 
 namespace wheelmod::net {
 

@@ -1,8 +1,8 @@
-#include "net/http_transport.hpp"
+#include "http_transport.hpp"
 
 #include <curl/curl.h>
 
-#include "net/curl_handle.hpp"
+#include "curl_handle.hpp"
 
 namespace wheelmod::net {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "http_common.hpp"
 #include "net/fetcher.hpp"
-#include "net/http_common.hpp"
 
 namespace wheelmod::net {
 

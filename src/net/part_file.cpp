@@ -1,4 +1,4 @@
-#include "net/part_file.hpp"
+#include "part_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "net/stream_hasher.hpp"
+#include "stream_hasher.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

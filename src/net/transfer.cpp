@@ -1,4 +1,4 @@
-#include "net/transfer.hpp"
+#include "transfer.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "core/url.hpp"
 #include "hash/sha256.hpp"
-#include "net/part_file.hpp"
+#include "part_file.hpp"
 
 namespace wheelmod::net {
 

@@ -16,10 +16,10 @@
 #include "core/errors.hpp"
 #include "core/reporter.hpp"
 #include "core/unique_fd.hpp"
-#include "net/curl_handle.hpp"
+#include "curl_handle.hpp"
+#include "http_common.hpp"
 #include "net/download.hpp"
-#include "net/http_common.hpp"
-#include "net/stream_hasher.hpp"
+#include "stream_hasher.hpp"
 
 namespace wheelmod::net {
 

@@ -1,4 +1,4 @@
-#include "net/wheel_cache.hpp"
+#include "wheel_cache.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include "core/errors.hpp"
 #include "hash/sha256.hpp"
-#include "net/part_file.hpp"
+#include "part_file.hpp"
 
 namespace wheelmod::net {
 

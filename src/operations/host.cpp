@@ -1,4 +1,4 @@
-#include "operations/host.hpp"
+#include "host.hpp"
 
 #include <algorithm>
 #include <array>

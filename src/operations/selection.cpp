@@ -5,8 +5,8 @@
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
+#include "host.hpp"
 #include "net/fetcher.hpp"
-#include "operations/host.hpp"
 #include "pep/requirement.hpp"
 #include "resolve/resolver.hpp"
 

@@ -1,7 +1,7 @@
 #include "operations/tags.hpp"
 
 #include "core/errors.hpp"
-#include "operations/host.hpp"
+#include "host.hpp"
 
 namespace wheelmod::operations {
 

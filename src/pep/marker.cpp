@@ -6,7 +6,7 @@
 #include <array>
 #include <utility>
 
-#include "pep/marker_grammar.hpp"
+#include "marker_grammar.hpp"
 #include "pep/name.hpp"
 #include "pep/specifier.hpp"
 #include "pep/version.hpp"

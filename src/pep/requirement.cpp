@@ -6,9 +6,9 @@
 #include <initializer_list>
 #include <utility>
 
-#include "pep/marker_grammar.hpp"
+#include "marker_grammar.hpp"
 #include "pep/name.hpp"
-#include "pep/python_space.hpp"
+#include "python_space.hpp"
 
 namespace wheelmod::pep {
 

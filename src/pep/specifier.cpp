@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "pep/python_space.hpp"
+#include "python_space.hpp"
 
 namespace wheelmod::pep {
 namespace {

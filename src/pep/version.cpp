@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "pep/python_space.hpp"
+#include "python_space.hpp"
 
 namespace wheelmod::pep {
 namespace {

@@ -1,4 +1,4 @@
-#include "prefix/dist_info.hpp"
+#include "dist_info.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/errors.hpp"
-#include "prefix/dist_info.hpp"
+#include "dist_info.hpp"
 
 namespace wheelmod::prefix {
 

@@ -8,7 +8,7 @@
 
 #include "pep/name.hpp"
 #include "pep/version.hpp"
-#include "resolve/session.hpp"
+#include "session.hpp"
 
 namespace wheelmod::resolve {
 

@@ -9,7 +9,7 @@
 #include "core/url.hpp"
 #include "index_client/project_page.hpp"
 #include "pep/name.hpp"
-#include "resolve/session.hpp"
+#include "session.hpp"
 
 namespace wheelmod::resolve {
 

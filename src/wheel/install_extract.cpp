@@ -1,4 +1,4 @@
-#include "wheel/install_extract.hpp"
+#include "install_extract.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "install_layout.hpp"
+#include "install_scripts.hpp"
+#include "install_zip.hpp"
 #include "pep/record.hpp"
-#include "wheel/install_layout.hpp"
-#include "wheel/install_scripts.hpp"
-#include "wheel/install_zip.hpp"
 
 namespace wheelmod::wheel {
 

@@ -1,4 +1,4 @@
-#include "wheel/install_layout.hpp"
+#include "install_layout.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,10 +1,10 @@
-#include "wheel/install_record.hpp"
+#include "install_record.hpp"
 
 #include <algorithm>
 #include <vector>
 
 #include "core/errors.hpp"
-#include "wheel/install_layout.hpp"
+#include "install_layout.hpp"
 
 namespace wheelmod::wheel {
 

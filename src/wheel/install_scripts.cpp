@@ -1,4 +1,4 @@
-#include "wheel/install_scripts.hpp"
+#include "install_scripts.hpp"
 
 #include <algorithm>
 #include <optional>

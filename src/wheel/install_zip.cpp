@@ -1,4 +1,4 @@
-#include "wheel/install_zip.hpp"
+#include "install_zip.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

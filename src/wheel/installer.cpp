@@ -16,14 +16,14 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "install_extract.hpp"
+#include "install_layout.hpp"
+#include "install_record.hpp"
+#include "install_scripts.hpp"
+#include "install_zip.hpp"
 #include "pep/metadata.hpp"
 #include "pep/name.hpp"
 #include "pep/wheel_filename.hpp"
-#include "wheel/install_extract.hpp"
-#include "wheel/install_layout.hpp"
-#include "wheel/install_record.hpp"
-#include "wheel/install_scripts.hpp"
-#include "wheel/install_zip.hpp"
 
 namespace wheelmod::wheel {
 
