@@ -96,15 +96,15 @@ def check(manifest):
                     header = os.path.join(owner["include_root"], name)
                     provider = owner["target"]
                     if not os.path.isfile(header):
+                        folder = os.path.relpath(owner["include_root"], manifest["source_dir"])
                         findings.append(f"{where}: includes {name}, which is not a public header "
-                                        f"of {provider} (not in "
-                                        f"{os.path.relpath(owner['include_root'], manifest['source_dir'])})")
+                                        f"of {provider} (not in {folder})")
                         continue
                     if provider == target:
                         used.add(target)
                         continue
                 elif kind == '"':
-                    local = os.path.join(os.path.dirname(path), name)
+                    local = os.path.normpath(os.path.join(os.path.dirname(path), name))
                     if not os.path.isfile(local):
                         findings.append(f"{where}: includes \"{name}\", which is no file beside it")
                     elif is_public and os.path.commonpath([local, root]) != root:
