@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "emit/templates.hpp"
+#include "index_client/accelerator.hpp"
 #include "operations/version.hpp"
 #include "pep/requirement.hpp"
 

@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "core/url.hpp"
 #include "host.hpp"
+#include "index_client/accelerator.hpp"
 #include "net/fetcher.hpp"
 #include "pep/requirement.hpp"
 #include "resolve/resolver.hpp"

@@ -78,6 +78,7 @@ def third_party_target(name):
 def check(manifest):
     libraries = manifest["libraries"]
     by_folder = {os.path.basename(lib["folder"]): lib for lib in libraries}
+    targets = {lib["target"] for lib in libraries}
     findings = []
     graph = {}
     for lib in libraries:
@@ -130,7 +131,7 @@ def check(manifest):
                             "(make it PRIVATE)")
         for provider in sorted(private - used):
             findings.append(f"{target}: links {provider} but includes none of its headers")
-        graph[target] = sorted(t for t in public | private if t.startswith("wheelmod_"))
+        graph[target] = sorted(t for t in public | private if t in targets)
     findings += cycles(graph)
     return findings, graph
 

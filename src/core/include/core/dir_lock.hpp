@@ -1,8 +1,6 @@
-// An exclusive lock on a directory, so that two wheelmod processes never
-// write into the same destination at once (two fetches racing on one
-// `.part` would corrupt each other). The lock is flock(2) on a file in the
-// directory: the kernel drops it when the process dies, however it dies,
-// so no stale lock survives a SIGKILL.
+// An exclusive lock on a directory, so two wheelmod processes never write into one destination at
+// once (two fetches racing on one `.part` would corrupt each other). flock(2) on a file in it: the
+// kernel drops the lock when the process dies, so no stale lock survives a SIGKILL.
 #pragma once
 
 #include <filesystem>
@@ -15,10 +13,9 @@ namespace wheelmod {
 
 class DirectoryLock {
  public:
-  /// Locks `directory` (created when missing), through the file `name`
-  /// inside it. When another process holds it, calls `on_wait` once with
-  /// a line saying who, then waits. Throws IoError when the directory or
-  /// the lock file cannot be created.
+  /// Locks `directory` (created when missing) through the file `name` inside it. When another
+  /// process holds it, calls `on_wait` once with a line saying who, then waits. Throws IoError
+  /// when the directory or the lock file cannot be created.
   static DirectoryLock acquire(const std::filesystem::path& directory, const std::string& name,
                                const std::function<void(const std::string&)>& on_wait);
 

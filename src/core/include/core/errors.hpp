@@ -1,6 +1,5 @@
-// The error tier above the pure parsers: exceptions that orchestration code
-// throws and that `main` catches once, printing them and exiting with the
-// code of the table in DESIGN.md ("Exit codes, for scripts").
+// The error tier above the pure parsers: exceptions that orchestration code throws and `main`
+// catches once, printing them and exiting with the code in DESIGN.md ("Exit codes, for scripts").
 #pragma once
 
 #include <stdexcept>
@@ -22,9 +21,8 @@ enum class ExitCode : int {
   check_failed = 6,   // unresolved libraries, a swap that would break
 };
 
-/// A failure the user can act on. `subject` is what it is about (a file,
-/// URL, archive entry, option), `cause` what went wrong, `hint` what to do.
-/// Printed as:
+/// A failure the user can act on: `subject` is what it is about (a file, URL, archive entry,
+/// option), `cause` what went wrong, `hint` what to do. Printed as:
 ///   error: <subject>: <cause>
 ///     caused by: <detail>          (each, in order)
 ///   hint: <hint>
@@ -53,35 +51,30 @@ class Error : public std::runtime_error {
   std::vector<std::string> m_details;
 };
 
-/// Exit code 2.
 class UsageError : public Error {
  public:
   UsageError(std::string subject, std::string cause, std::string hint = {})
       : Error(ExitCode::usage, std::move(subject), std::move(cause), std::move(hint)) {}
 };
 
-/// Exit code 3.
 class UnsatisfiableError : public Error {
  public:
   UnsatisfiableError(std::string subject, std::string cause, std::string hint = {})
       : Error(ExitCode::unsatisfiable, std::move(subject), std::move(cause), std::move(hint)) {}
 };
 
-/// Exit code 4.
 class IoError : public Error {
  public:
   IoError(std::string subject, std::string cause, std::string hint = {})
       : Error(ExitCode::io, std::move(subject), std::move(cause), std::move(hint)) {}
 };
 
-/// Exit code 5.
 class IntegrityError : public Error {
  public:
   IntegrityError(std::string subject, std::string cause, std::string hint = {})
       : Error(ExitCode::integrity, std::move(subject), std::move(cause), std::move(hint)) {}
 };
 
-/// Exit code 6.
 class CheckFailedError : public Error {
  public:
   CheckFailedError(std::string subject, std::string cause, std::string hint = {})

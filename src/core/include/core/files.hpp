@@ -1,6 +1,5 @@
-// Files as every layer needs them: read whole, with the path and the
-// system's reason in every error; replaced atomically, one or several at
-// once; and scratch directories that never outlive their run.
+// Files as every layer needs them: read whole, with the path and the system's reason in every
+// error; replaced atomically, one or several at once; scratch directories that never outlive a run.
 #pragma once
 
 #include <filesystem>
@@ -11,8 +10,7 @@
 
 namespace wheelmod {
 
-/// The whole of `file`. Throws IoError naming the file ("cannot read: No
-/// such file or directory").
+/// The whole of `file`. Throws IoError naming it ("cannot read: No such file or directory").
 std::string read_file(const std::filesystem::path& file);
 
 /// read_file, or nullopt when there is no such file (ENOENT, ENOTDIR).
@@ -22,20 +20,17 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& file
 /// whole batch before whatever commits it (hundreds of small files).
 enum class Flush { now, later };
 
-/// Replaces `file` with `text` through a sibling temporary renamed over it
-/// (a reader sees the old bytes or the new, never half), creating
-/// directories. Returns false, writing nothing, when the file already holds
-/// exactly these bytes. Throws IoError naming the file.
+/// Replaces `file` with `text` through a sibling temporary renamed over it (a reader sees the old
+/// bytes or the new, never half), creating directories. Returns false, writing nothing, when the
+/// file already holds exactly these bytes. Throws IoError naming the file.
 bool write_if_changed(const std::filesystem::path& file, const std::string& text,
                       Flush flush = Flush::now);
 
 /// syncfs(2) of the file system holding `directory`.
 void flush_file_system(const std::filesystem::path& directory);
 
-/// Several files replaced as one: each is written in full to a temporary
-/// beside it when added, and only commit() renames them all into place.
-/// Whatever was not committed is removed, so a failure leaves no
-/// temporary and no half of the set.
+/// Several files replaced as one: add() writes each to a temporary beside it, commit() renames
+/// them all into place. Uncommitted temporaries are removed: a failure leaves no half of the set.
 class AtomicFileSet {
  public:
   AtomicFileSet() = default;
@@ -45,8 +40,7 @@ class AtomicFileSet {
 
   /// Writes `text` to the temporary of `file` and flushes it. Throws IoError.
   void add(const std::filesystem::path& file, std::string_view text);
-  /// Renames every temporary over its file, in the order added, and
-  /// flushes their directories. Throws IoError.
+  /// Renames each temporary over its file in the order added, flushes their directories. IoError.
   void commit();
 
  private:
@@ -57,14 +51,12 @@ class AtomicFileSet {
   std::vector<Entry> m_entries;
 };
 
-/// wheelmod's shipped data folder `name` (config, templates):
-/// `$WHEELMOD_DATA_DIR/<name>` when set, else `<exe>/../share/wheelmod/<name>`
-/// when that exists, else the source tree's.
+/// wheelmod's shipped data folder `name` (config, templates): `$WHEELMOD_DATA_DIR/<name>` when
+/// set, else `<exe>/../share/wheelmod/<name>` when that exists, else the source tree's.
 std::filesystem::path shipped_data_dir(std::string_view name);
 
-/// A new directory `<parent>/<name>XXXXXX` (mkdtemp(3); `parent` is
-/// created when missing), removed with everything in it when this goes out
-/// of scope.
+/// A new directory `<parent>/<name>XXXXXX` (mkdtemp(3); `parent` is created when missing),
+/// removed with everything in it when this goes out of scope.
 class TemporaryDirectory {
  public:
   /// Throws IoError naming the directory, with `hint`.

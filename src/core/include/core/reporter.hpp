@@ -1,6 +1,5 @@
-// Events that long-running library code (downloads, unpacking, relinking)
-// reports while it works. Libraries only report; the CLI decides how to
-// draw them (bars on a terminal, plain lines in a log, nothing with --quiet).
+// Events that long-running library code (downloads, unpacking, relinking) reports; the CLI
+// decides how to draw them (bars on a terminal, plain lines in a log, nothing with --quiet).
 #pragma once
 
 #include <cstdint>
@@ -17,18 +16,15 @@ class Reporter {
  public:
   virtual ~Reporter() = default;
 
-  /// A task begins. `label` names it (a file name, a URL); `total` is its
-  /// size in `unit`s when known. Returns the id for the calls below.
+  /// Task `label` (a file name, a URL) begins; `total` in bytes when known. Returns its id.
   virtual TaskId on_start(std::string_view label, std::optional<std::uint64_t> total) = 0;
-  /// `done` units of task `id` are complete (absolute, not a delta).
+  /// `done` bytes of task `id` are complete (absolute, not a delta).
   virtual void on_progress(TaskId id, std::uint64_t done) = 0;
-  /// Task `id`'s size became known (or changed) after it started: a
-  /// download learns it from the server when the index did not say.
+  /// Task `id`'s size became known (or changed) after it started: the server told, not the index.
   virtual void on_total(TaskId id, std::uint64_t total) = 0;
   /// Task `id` ended well; `summary` is a short result ("verified").
   virtual void on_finish(TaskId id, std::string_view summary) = 0;
-  /// Task `id` failed; `reason` is one line. The error itself is still
-  /// thrown or returned by the library: this is only for the display.
+  /// Task `id` failed; `reason` is one line, for display (the library still throws or returns).
   virtual void on_fail(TaskId id, std::string_view reason) = 0;
   /// Something the user should know that is not a failure.
   virtual void on_warning(std::string_view message) = 0;

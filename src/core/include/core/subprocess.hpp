@@ -1,6 +1,5 @@
-// Running another program (the target Python, patchelf) without a shell:
-// arguments are passed as they are, output is captured (bounded), and the
-// result says how it ended.
+// Running another program (the target Python, patchelf) without a shell: arguments passed as
+// they are, output captured (bounded), and the result says how it ended.
 #pragma once
 
 #include <string>
@@ -14,9 +13,8 @@ struct ProgramResult {
   std::string output;    // stdout and stderr together, at most the last 64 KiB
 };
 
-/// Runs argv[0] (searched on PATH when it has no slash) with argv, waits.
-/// Never throws for the program's failure; throws std::invalid_argument
-/// for an empty argv.
+/// Runs argv[0] (searched on PATH when it has no slash) with argv and waits. Never throws for the
+/// program's failure; throws std::invalid_argument for an empty argv.
 ProgramResult run_program(const std::vector<std::string>& argv);
 
 }  // namespace wheelmod

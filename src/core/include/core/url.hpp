@@ -1,8 +1,6 @@
-// URLs as wheelmod meets them: index roots, pages, wheel links and their
-// sha256 fragments, file:// URLs and plain paths. One type splits them
-// (RFC 3986 Appendix B) so that every layer asks the same questions the
-// same way: which scheme, which host, which local file, and what may be
-// printed (never a password).
+// URLs as wheelmod meets them: index roots, pages, wheel links with sha256 fragments, file:// URLs
+// and plain paths. One type splits them (RFC 3986 Appendix B) so every layer asks the same
+// questions the same way: which scheme, host, local file, and what may be printed (no password).
 #pragma once
 
 #include <cstddef>
@@ -12,8 +10,7 @@
 
 namespace wheelmod {
 
-/// A URL and its components as written (nothing decoded). Any text splits:
-/// a plain path is a URL without scheme or authority.
+/// A URL split as written (nothing decoded); a plain path is one without scheme or authority.
 class Url {
  public:
   explicit Url(std::string text);
@@ -56,28 +53,24 @@ class Url {
 /// `https://user:secret@host/x` -> `https://user:***@host/x`, for messages.
 std::string mask_credentials(std::string_view url);
 
-/// RFC 3986 §5.2 reference resolution (`../x.whl` against
-/// `https://h/whl/cu126/torch/` is `https://h/whl/cu126/x.whl`); works for
-/// http(s) and file URLs; removes dot segments (§5.2.4).
+/// RFC 3986 §5.2 reference resolution for http(s) and file URLs, dot segments removed (§5.2.4):
+/// `../x.whl` against `https://h/whl/cu126/torch/` is `https://h/whl/cu126/x.whl`.
 std::string resolve_url(std::string_view base, std::string_view reference);
 
 /// Decodes `%XX` escapes (`%2B` -> `+`); malformed escapes are kept as is.
 std::string percent_decode(std::string_view text);
 
-/// Percent-encodes what may not stand in a path segment, and `+` (which
-/// download.pytorch.org answers with 403 when unencoded).
+/// Percent-encodes a path segment, `+` included (download.pytorch.org answers 403 for a raw `+`).
 std::string percent_encode_segment(std::string_view text);
 
 /// The URL without `#fragment`; and the fragment alone ("" if none).
 std::string_view without_fragment(std::string_view url);
 std::string_view fragment_of(std::string_view url);
 
-/// "file:///abs/path" for a local path (made absolute), or the URL as given
-/// when it already has a scheme. A trailing '/' is kept.
+/// "file:///abs/path" for a local path (made absolute), else the URL itself; a trailing '/' stays.
 std::string to_url(std::string_view path_or_url);
 
-/// Joins a directory URL and a relative path: ("https://h/whl", "cu126/torch/")
-/// -> "https://h/whl/cu126/torch/".
+/// ("https://h/whl", "cu126/torch/") -> "https://h/whl/cu126/torch/".
 std::string join_url(std::string_view base, std::string_view relative);
 
 }  // namespace wheelmod

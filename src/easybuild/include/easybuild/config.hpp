@@ -1,9 +1,7 @@
-// The site tables: toolchain generations (config/toolchains.yaml) and which
-// EasyBuild module provides which pip package or CUDA library
-// (config/eb-dependencies.yaml). The schema is in config/README.md. A site
-// directory given with --config holds files of the same names, merged over
-// the shipped ones (per generation, then per field; lists replace; null
-// removes).
+// The site tables: toolchain generations (config/toolchains.yaml) and which EasyBuild module
+// provides which pip package or CUDA library (config/eb-dependencies.yaml); schema in
+// config/README.md. A site directory given with --config holds files of the same names, merged
+// over the shipped ones (per generation, then per field; lists replace; null removes).
 #pragma once
 
 #include <filesystem>
@@ -49,19 +47,17 @@ struct CudaLibrary {
   std::vector<LibraryProvider> provided_by;  // best first
 };
 
-/// The generation's CUDA-wheel-bundle module: dummy `nvidia-*` dist-info
-/// (metadata only) so that `pip check` passes while the libraries come from
-/// the CUDA / cuDNN / NCCL modules. Its versions are one torch release's
-/// pins, not the module versions (config/README.md).
+/// The generation's CUDA-wheel-bundle module: dummy `nvidia-*` dist-info (metadata only) so that
+/// `pip check` passes while the libraries come from the CUDA / cuDNN / NCCL modules. Its versions
+/// are one torch release's pins, not the module versions (config/README.md).
 struct CudaWheelBundle {
   std::string module;                           // CUDA-wheel-bundle/12.6.0-gfbf-2024a-CUDA-12.6.0
   std::string cuda;                             // 12.6.0
   std::map<std::string, std::string> packages;  // pip name -> dummy version
 };
 
-/// What becomes of a wheel's Requires-Dist lines that modules satisfy
-/// without being Python packages (nvidia-cudnn-cu12 -> the cuDNN module),
-/// which would fail the `pip check` of EasyBuild's sanity check.
+/// What becomes of Requires-Dist lines that modules satisfy without being Python packages
+/// (nvidia-cudnn-cu12 -> cuDNN), which would fail the `pip check` of EasyBuild's sanity check.
 enum class MetadataPolicy {
   strip,  // drop them from the installed METADATA (the originals go to wheelmod.json)
   keep,   // keep them, met by a CUDA-wheel-bundle module of dummy packages
@@ -83,18 +79,16 @@ struct Generation {
 /// The CUDA versions the generation has modules of, its main one first.
 std::vector<std::string> cuda_versions(const Generation& generation);
 
-/// The generation's CUDA module version for CUDA `wanted` ("12.6", "12.6.0"):
-/// the one of the same major.minor, and of the same patch when `wanted`
-/// names one. nullopt when it has none.
+/// The generation's CUDA module version for CUDA `wanted` ("12.6", "12.6.0"): the same
+/// major.minor, and the same patch when `wanted` names one.
 std::optional<std::string> cuda_module_version(const Generation& generation,
                                                std::string_view wanted);
 
 class SiteConfig {
  public:
-  /// Loads `shipped_dir`/{toolchains,eb-dependencies}.yaml, then merges
-  /// `site_dir`'s files of the same names when given. Throws UsageError
-  /// (exit 2) naming file:line:column and the key for bad YAML, unknown
-  /// keys, unquoted versions or a malformed module name.
+  /// Loads `shipped_dir`/{toolchains,eb-dependencies}.yaml, then merges `site_dir`'s files of the
+  /// same names. Throws UsageError (exit 2) naming file:line:column and the key for bad YAML,
+  /// unknown keys, unquoted versions or a malformed module name.
   static SiteConfig load(const std::filesystem::path& shipped_dir,
                          const std::optional<std::filesystem::path>& site_dir = std::nullopt);
 
@@ -102,15 +96,13 @@ class SiteConfig {
     return m_generations;
   }
 
-  /// The generation a --toolchain value belongs to (`foss-2024a`,
-  /// `GCC-13.3.0`, case-sensitive as EasyBuild names are), or nullptr.
+  /// The generation of a --toolchain value (`foss-2024a`, `GCC-13.3.0`; case-sensitive).
   [[nodiscard]] const Generation* find_generation(std::string_view toolchain) const;
 
   /// Every accepted --toolchain value, for error messages.
   [[nodiscard]] std::vector<std::string> toolchain_names() const;
 
-  /// The shipped config directory: `$WHEELMOD_DATA_DIR/config` when set, else
-  /// `<exe>/../share/wheelmod/config` if present, else the source tree's.
+  /// The shipped config directory: shipped_data_dir("config") (core/files.hpp).
   static std::filesystem::path default_dir();
 
  private:

@@ -1,8 +1,6 @@
-// Where EasyBuild modules keep their files, and what an installed wheel's
-// search path becomes when the nvidia-* wheel directories it names
-// (`$ORIGIN/../../nvidia/cudnn/lib`) are replaced by the library
-// directories of the site's modules (`<installpath>/software/cuDNN/
-// 9.5.1.17-CUDA-12.6.0/lib`) — what `wheelmod relink` writes.
+// Where EasyBuild modules keep their files, and the search path `wheelmod relink` writes: the
+// nvidia-* wheel directories a wheel names (`$ORIGIN/../../nvidia/cudnn/lib`) replaced by the
+// site modules' library directories (`<installpath>/software/cuDNN/9.5.1.17-CUDA-12.6.0/lib`).
 #pragma once
 
 #include <filesystem>
@@ -16,10 +14,9 @@
 
 namespace wheelmod::easybuild {
 
-/// EasyBuild's variable for a software root: "EBROOT" + the name with '+'
-/// -> "plus", '-' -> "min", '.' dropped, upper-cased (easybuild.tools
-/// .filetools.convert_name): cuDNN -> EBROOTCUDNN, SciPy-bundle ->
-/// EBROOTSCIPYMINBUNDLE.
+/// EasyBuild's software-root variable: "EBROOT" + the name with '+' -> "plus", '-' -> "min",
+/// '.' dropped, upper-cased (easybuild.tools.filetools.convert_name): cuDNN -> EBROOTCUDNN,
+/// SciPy-bundle -> EBROOTSCIPYMINBUNDLE.
 std::string root_variable(std::string_view software_name);
 /// The matching version variable: EBVERSIONCUDNN.
 std::string version_variable(std::string_view software_name);
@@ -30,18 +27,14 @@ std::string extslist_variable(std::string_view software_name);
 struct ModuleLocator {
   /// --eb-installpath: modules live in <installpath>/software/<name>/<version>.
   std::optional<std::filesystem::path> installpath;
-  /// The environment (EBROOT<NAME> / EBVERSION<NAME> of loaded modules);
-  /// std::getenv by default, injectable for tests.
+  /// Reads EBROOT<NAME> / EBVERSION<NAME> of loaded modules; std::getenv by default.
   std::function<std::optional<std::string>(const std::string&)> getenv;
 
-  /// The directory of `module` ("cuDNN/9.5.1.17-CUDA-12.6.0"): under the
-  /// installpath when that directory exists, else $EBROOTCUDNN when a
-  /// loaded module of that version sets it (EBVERSIONCUDNN is the start of
-  /// the module's version); nullopt when neither has it.
+  /// The directory of `module` ("cuDNN/9.5.1.17-CUDA-12.6.0"): under the installpath when it
+  /// exists, else $EBROOTCUDNN when EBVERSIONCUDNN is the start of the module's version.
   [[nodiscard]] std::optional<std::filesystem::path> root_of(std::string_view module) const;
 };
 
-/// A locator reading the process environment.
 ModuleLocator environment_locator(std::optional<std::filesystem::path> installpath);
 
 enum class EntryAction {
@@ -74,23 +67,16 @@ struct FileLocation {
   std::filesystem::path site_packages;  // absolute site-packages inside it
 };
 
-/// Plans the new search path for one file (`old_value`: its DT_RPATH or
-/// DT_RUNPATH, nullopt when it has neither). An entry whose `$ORIGIN`-
-/// expanded path, relative to site-packages, is a CUDA library's wheel
-/// directory (or an alias) in `generation` is mapped to the first provider
-/// among `modules` (the modules the resolution chose) whose directory the
-/// locator finds, else the first provider it finds at all — unless that
-/// directory exists inside the prefix (bundled with --bundle-missing),
-/// when it is kept.
-///
-/// Then each of `needed` (the file's DT_NEEDED) that is a CUDA library of
-/// `generation` and is in none of the new path's directories gets its
-/// directory added: the bundled wheel's inside the prefix ($ORIGIN-relative)
-/// or the module's (unmapped when no module is there). torchvision's _C.so
-/// names only `$ORIGIN/../torch/lib` yet needs libcudart.so.12: it loads
-/// after `import torch` only because ld.so reuses an object already loaded
-/// under that SONAME; with the directory in its own RPATH it loads alone,
-/// as EasyBuild's RPATH sanity check expects of every library.
+/// Plans the new search path for one file (`old_value`: its DT_RPATH or DT_RUNPATH). An entry
+/// whose `$ORIGIN`-expanded path, relative to site-packages, is a CUDA library's wheel directory
+/// (or an alias) in `generation` maps to the first provider among `modules` (the resolution's
+/// choice) that the locator finds, else the first it finds at all — unless that directory exists
+/// inside the prefix (bundled with --bundle-missing): then it is kept. Then each of `needed`
+/// (DT_NEEDED) that is a CUDA library of `generation` in none of the new path's directories gets
+/// its directory added: the bundled wheel's ($ORIGIN-relative) or the module's (unmapped when
+/// none). Why: torchvision's _C.so names only `$ORIGIN/../torch/lib` yet needs libcudart.so.12;
+/// it loads after `import torch` only because ld.so reuses the object loaded under that SONAME.
+/// With the directory in its own RPATH it loads alone, as EasyBuild's RPATH sanity check expects.
 SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
                                 const FileLocation& location, const Generation& generation,
                                 const std::vector<std::string>& modules,

@@ -1,6 +1,5 @@
-// What the loader reads from an ELF file: class, machine, the dynamic
-// section's SONAME, DT_NEEDED and search paths (DT_RPATH / DT_RUNPATH).
-// Read with libelf (elfutils); libelf stays out of this header.
+// What the loader reads from an ELF file: class, machine, the dynamic section's SONAME, DT_NEEDED
+// and search paths (DT_RPATH / DT_RUNPATH). Read with libelf (elfutils), kept out of this header.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +12,9 @@ namespace wheelmod::elf {
 
 enum class ElfClass { elf32, elf64 };
 
-/// Which dynamic tag holds a search path. ld.so(8): DT_RPATH is searched
-/// before LD_LIBRARY_PATH and applies to the object's dependencies too;
-/// DT_RUNPATH after it, and only for the object's own DT_NEEDED. When both
-/// are present DT_RPATH is ignored.
+/// Which dynamic tag holds a search path. ld.so(8): DT_RPATH is searched before LD_LIBRARY_PATH
+/// and applies to the object's dependencies too; DT_RUNPATH after it, and only for the object's
+/// own DT_NEEDED. When both are present DT_RPATH is ignored.
 enum class SearchPathTag { rpath, runpath };
 
 struct DynamicInfo {
@@ -31,18 +29,15 @@ struct DynamicInfo {
   std::optional<std::string> runpath;      // DT_RUNPATH as written
 };
 
-/// True when the file starts with the ELF magic (reads 4 bytes; false for
-/// anything unreadable, too short, a directory, ...).
+/// True when the file starts with the ELF magic; false for anything unreadable or too short.
 bool is_elf(const std::filesystem::path& file);
 
-/// The dynamic facts of `file`; nullopt when it is not ELF. A static ELF
-/// (no PT_DYNAMIC) gives a DynamicInfo with empty needed/paths. Throws
-/// IoError (exit 4) naming the file when it cannot be read or its ELF
+/// The dynamic facts of `file`; nullopt when it is not ELF, empty needed/paths without
+/// PT_DYNAMIC. Throws IoError (exit 4) naming the file when it cannot be read or its ELF
 /// structures are broken (truncated, offsets outside the file).
 std::optional<DynamicInfo> read_dynamic(const std::filesystem::path& file);
 
-/// Splits a DT_RPATH / DT_RUNPATH value at ':' (ld.so: an empty entry
-/// means the current directory; kept as "").
+/// Splits a search path at ':'; an empty entry (ld.so: the current directory) is kept as "".
 std::vector<std::string> split_search_path(const std::string& value);
 
 }  // namespace wheelmod::elf

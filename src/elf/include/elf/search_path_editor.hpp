@@ -1,11 +1,7 @@
-// Changing an ELF file's search path (DT_RPATH / DT_RUNPATH): in place when
-// the new string fits in the bytes of the old one, which is ~1000x faster
-// than rewriting the file and needs no memory. When it does not fit, a
-// shared library gets a grown .dynstr appended in a new segment of a copy
-// (which then replaces it with rename(2)): a kernel copy plus a few pages.
-// Programs, and layouts that route does not handle, go through `patchelf`
-// on such a copy. A file is never truncated or rewritten in place when its
-// size changes: it may be mapped by a running process.
+// Changing an ELF file's search path (DT_RPATH / DT_RUNPATH): in place when the new string fits
+// in the old one's bytes (~1000x faster than a rewrite), else a grown .dynstr in a new segment or
+// patchelf, on a copy renamed over the file. A file whose size changes is never truncated or
+// rewritten in place: it may be mapped by a running process.
 #pragma once
 
 #include <filesystem>
@@ -32,30 +28,22 @@ struct SearchPathEdit {
 };
 
 struct EditOptions {
-  /// The patchelf program (Debian package `patchelf`), used only when the
-  /// new path does not fit in the old one's bytes and the file is a program
-  /// or a library the appending route does not handle.
+  /// The patchelf program (Debian package `patchelf`), for edits neither in place nor appended.
   std::string patchelf = "patchelf";
-  /// Compute and return the edit without writing anything.
-  bool dry_run = false;
-  /// The file is private to the caller (a staging directory no process
-  /// has mapped): a grown string table is appended to the file itself
-  /// instead of to a copy renamed over it. An interrupted edit then leaves
-  /// a broken file, which is acceptable only where it is thrown away.
+  bool dry_run = false;  // compute and return the edit, write nothing
+  /// The file is private to the caller (a staging directory no process has mapped): a grown
+  /// string table is appended to the file itself, not to a copy. An interrupted edit then leaves
+  /// a broken file, acceptable only where it is thrown away.
   bool unmapped = false;
 };
 
-/// Sets `file`'s search path to `value` under `tag` (the other tag is
-/// removed: a file ends with exactly one of DT_RPATH / DT_RUNPATH).
-/// In place only when the old string's bytes are used by no other dynamic
-/// entry (linkers merge string tails: a SONAME may end inside the RPATH
-/// string) and the new string plus its NUL fits. Otherwise appended for a
-/// shared library (ET_DYN without PT_INTERP) whose dynamic array has an
-/// entry to reuse (a search path, or a spare DT_NULL slot); patchelf for
-/// the rest. Throws IoError naming the file when it cannot be read or
-/// written, or when patchelf is needed but missing (hint: apt-get install
-/// patchelf) or fails (its stderr in the error). A file without PT_DYNAMIC
-/// is an IoError too.
+/// Sets `file`'s search path to `value` under `tag`, removing the other tag (a file ends with
+/// exactly one). In place only when the new string plus its NUL fits and the old string's bytes
+/// are used by no other dynamic entry (linkers merge string tails: a SONAME may end inside the
+/// RPATH). Otherwise appended for a shared library (ET_DYN without PT_INTERP) whose dynamic array
+/// has an entry to reuse (a search path or a spare DT_NULL slot); patchelf for the rest. Throws
+/// IoError naming the file when it cannot be read or written, has no PT_DYNAMIC, or patchelf is
+/// needed but missing (hint: apt-get install patchelf) or fails (its stderr in the error).
 SearchPathEdit set_search_path(const std::filesystem::path& file, const std::string& value,
                                SearchPathTag tag, const EditOptions& options = {});
 

@@ -1,9 +1,7 @@
-// From resolved wheels (one resolution per architecture) to the Stage-1
-// easyconfigs a maintainer opens a pull request with: PyTorch-<v>-...-whl
-// (torch and the wheels it needs), PyTorch-bundle-<v>-...-whl (the other
-// requested projects), and a CUDA-wheel-bundle where the generation has
-// none whose dummy packages match the wheels' pins; plus what the
-// maintainer must add by hand. Pure: the caller resolves and hashes.
+// From resolved wheels (one resolution per architecture) to the Stage-1 easyconfigs of a pull
+// request: PyTorch-<v>-...-whl (torch and the wheels it needs), PyTorch-bundle-<v>-...-whl (the
+// other requested projects), a CUDA-wheel-bundle where the generation has none whose dummy
+// packages match the wheels' pins, and what to add by hand. Pure: the caller resolves and hashes.
 #pragma once
 
 #include <map>
@@ -27,8 +25,7 @@ struct StackRequest {
   index_client::AcceleratorKind accelerator = index_client::AcceleratorKind::cpu;
   std::string cuda_version;  // the CUDA module's: 12.6.0 (cuda builds)
   std::string variant;       // cu126, rocm6.2.4, cpu
-  /// The resolution of each architecture (x86_64 -> its report), every
-  /// wheel with its sha256 (from the index, or computed by the caller).
+  /// Per architecture (x86_64 -> report), every wheel with its sha256 (the index's or computed).
   std::map<std::string, resolve::ResolveReport> reports;
   /// keep: depend on a CUDA-wheel-bundle of dummy packages; strip: delete
   /// the lines from the installed METADATA in postinstallcmds.
@@ -51,14 +48,12 @@ struct EasyconfigPlan {
   std::vector<ToAdd> to_add;
 };
 
-/// Plans the easyconfigs. Throws UsageError (exit 2) when torch is not
-/// requested or a dependency module's toolchain is not usable from the
-/// requested toolchain.
+/// Throws UsageError (exit 2) when torch is not requested or a dependency module's toolchain is
+/// not usable from the requested toolchain.
 EasyconfigPlan plan_easyconfigs(const StackRequest& request);
 
-/// The import name EasyBuild checks an extension with, when it is not the
-/// project name with '-' turned into '_' (EasyBuild's default): "False" for
-/// NVIDIA library wheels (no package to import), "'triton'" for
+/// The import name EasyBuild checks an extension with, when not its default (the project name,
+/// '-' as '_'): "False" for NVIDIA library wheels (nothing to import), "'triton'" for
 /// pytorch-triton-rocm. nullopt: the default works.
 std::optional<std::string> modulename_for(std::string_view project);
 

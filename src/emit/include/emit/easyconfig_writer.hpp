@@ -1,8 +1,6 @@
-// Writing easyconfig files: Python literals (strings, dependency tuples,
-// lists wrapped at EasyBuild's 120 columns), the model of one Stage-1
-// easyconfig (a PythonBundle of wheels), and its rendering through a
-// mustache template. Pure functions: no resolution, no I/O but the
-// template file.
+// Writing easyconfig files: Python literals (strings, dependency tuples, lists wrapped at
+// EasyBuild's 120 columns), the model of one Stage-1 easyconfig (a PythonBundle of wheels), and
+// its rendering through a mustache template. Pure: no resolution, no I/O but the template file.
 #pragma once
 
 #include <cstddef>
@@ -20,19 +18,15 @@
 
 namespace wheelmod::emit {
 
-/// EasyBuild's style check (`eb --check-contrib`) runs pycodestyle with 120
-/// columns (framework easyconfig/style.py).
+/// `eb --check-contrib` runs pycodestyle with 120 columns (framework easyconfig/style.py).
 inline constexpr std::size_t k_easyconfig_width = 120;
 
-/// A Python string literal for `text`: single quotes, or double quotes when
-/// the text holds a single quote and no double quote; backslashes, the
-/// quote and control characters escaped.
+/// A Python string literal: single quotes, or double quotes when `text` holds a single quote and
+/// no double quote; backslashes, the quote and control characters escaped.
 std::string python_string(std::string_view text);
 
-/// `text` as one list item at `indent` columns followed by `trailer`,
-/// split into adjacent literals (Python joins them) after a space or a '/'
-/// where one line would pass `width`. A piece without such a place is cut
-/// where the width ends.
+/// `text` as one list item at `indent` columns then `trailer`, split into adjacent literals (Python
+/// joins them) after a space or '/' where a line would pass `width`, else where the width ends.
 std::vector<std::string> wrap_string_item(std::string_view text, std::size_t indent,
                                           std::string_view trailer = ",",
                                           std::size_t width = k_easyconfig_width);
@@ -41,16 +35,14 @@ std::vector<std::string> wrap_string_item(std::string_view text, std::size_t ind
 std::vector<std::string> wrap_comment(std::string_view text, std::size_t indent,
                                       std::size_t width = k_easyconfig_width);
 
-/// A list parameter or option: `<indent><key>[item, item]<closing>` when it
-/// fits in `width`, else one item per line (each wrapped by
-/// wrap_string_item) between `<indent><key>[` and `<indent>]<closing>`.
+/// A list parameter or option: `<indent><key>[item, item]<closing>` when it fits in `width`, else
+/// one item per line (by wrap_string_item) between `<indent><key>[` and `<indent>]<closing>`.
 std::vector<std::string> render_string_list(std::string_view key,
                                             const std::vector<std::string>& items,
                                             std::size_t indent, std::string_view closing,
                                             std::size_t width = k_easyconfig_width);
 
-/// A module name split the way EasyBuildMNS builds it:
-/// `<name>/<version>[-<toolchain>-<toolchain version>][<versionsuffix>]`.
+/// EasyBuildMNS's `<name>/<version>[-<toolchain>-<toolchain version>][<versionsuffix>]`.
 struct ModuleParts {
   std::string name;                      // cuDNN
   std::string version;                   // 9.5.1.17
@@ -58,44 +50,39 @@ struct ModuleParts {
   std::optional<std::string> toolchain;  // GCCcore-13.3.0; nullopt: SYSTEM
 };
 
-/// Splits `module` using the toolchains of `generation` (a `-<key>` of its
-/// `toolchains` map marks the toolchain). Error text for a name without
-/// exactly one '/'.
+/// Splits `module`; a `-<key>` of `generation`'s `toolchains` map marks the toolchain. Error text
+/// for a name without exactly one '/'.
 std::expected<ModuleParts, std::string> parse_module_name(std::string_view module,
                                                           const easybuild::Generation& generation);
 
-/// Whether a dependency built with toolchain `dependency` (an EasyBuild
-/// toolchain name: GCCcore, GCC, gfbf, gompi, foss) can be used from an
-/// easyconfig with toolchain `target`: the same toolchain or one of its
-/// subtoolchains (framework toolchains/foss.py, gompi.py, gfbf.py, gcc.py).
+/// Whether a dependency built with toolchain `dependency` (GCCcore, GCC, gfbf, gompi, foss) can
+/// be used from an easyconfig with toolchain `target`: the same one or one of its subtoolchains
+/// (framework toolchains/foss.py, gompi.py, gfbf.py, gcc.py).
 bool is_subtoolchain(std::string_view dependency, std::string_view target);
 
 enum class DependencyToolchain { inherited, system };
 
-/// One entry of `dependencies` / `builddependencies`
-/// (framework easyconfig.py `_parse_dependency`).
+/// One entry of `dependencies` / `builddependencies` (framework easyconfig.py `_parse_dependency`).
 struct DependencySpec {
   std::string name;
   std::string version;
   std::string versionsuffix;  // may hold %(cudaver)s
   DependencyToolchain toolchain = DependencyToolchain::inherited;
-  /// `(name, version, versionsuffix)` of the easyconfig itself: a
-  /// PyTorch-bundle depends on the PyTorch of the same version and suffix.
+  /// `(name, version, versionsuffix)` of the easyconfig itself: a PyTorch-bundle depends on the
+  /// PyTorch of the same version and suffix.
   bool own_version_and_suffix = false;
 
   friend bool operator==(const DependencySpec&, const DependencySpec&) = default;
 };
 
-/// The tuple: `('Python', '3.12.3')`, `('cuDNN', '9.5.1.17', '-CUDA-%(cudaver)s', SYSTEM)`,
-/// `('PyTorch', version, versionsuffix)`. The toolchain is left out unless
-/// SYSTEM: EasyBuild then searches the subtoolchains for the minimal one
-/// that has the dependency (framework `robot_find_subtoolchain_for_dep`).
+/// The tuple: `('cuDNN', '9.5.1.17', '-CUDA-%(cudaver)s', SYSTEM)`, `('PyTorch', version,
+/// versionsuffix)`. The toolchain is left out unless SYSTEM: EasyBuild then searches the
+/// subtoolchains for the minimal one with it (framework `robot_find_subtoolchain_for_dep`).
 std::string dependency_tuple(const DependencySpec& dependency);
 
-/// The dependency for `module`: inherited toolchain when the module's
-/// toolchain is `target` or one of its subtoolchains, SYSTEM when it has
-/// none, `-CUDA-<cuda_version>` written as `-CUDA-%(cudaver)s`. Error text
-/// when the module's toolchain is not usable from `target`.
+/// The dependency for `module`: inherited toolchain when the module's is `target` or one of its
+/// subtoolchains, SYSTEM when it has none; `-CUDA-<cuda_version>` written as `-CUDA-%(cudaver)s`.
+/// Error text when the module's toolchain is not usable from `target`.
 std::expected<DependencySpec, std::string> dependency_from_module(
     std::string_view module, const easybuild::Generation& generation,
     const easybuild::Toolchain& target, std::string_view cuda_version);
@@ -115,7 +102,6 @@ struct Extension {
   std::optional<std::string> modulename;   // Python expression: False, 'PIL'
 };
 
-/// One Stage-1 easyconfig.
 struct Easyconfig {
   std::string name;
   std::string version;
@@ -137,20 +123,16 @@ struct Easyconfig {
   std::string moduleclass;
 };
 
-/// `<name>-<version>-<tc>-<tcversion><versionsuffix>.eb` (SYSTEM: no
-/// toolchain part), %(cudaver)s expanded (framework
-/// `det_full_ec_version`).
+/// `<name>-<version>-<tc>-<tcversion><versionsuffix>.eb` (SYSTEM: no toolchain part),
+/// %(cudaver)s expanded (framework `det_full_ec_version`).
 std::string easyconfig_file_name(const Easyconfig& easyconfig);
 
-/// What the template gets: every value already a Python literal or a list
-/// of finished lines (see docs/easyconfig.md).
+/// What the template gets: Python literals or lists of finished lines (docs/easyconfig.md).
 nlohmann::json easyconfig_context(const Easyconfig& easyconfig);
 
-/// The template that renders an easyconfig.
 inline constexpr std::string_view k_easyconfig_template = "easyconfig.eb.mustache";
 
-/// Renders `easyconfig` with `templates`. Throws UsageError for a broken
-/// template.
+/// Renders `easyconfig` with `templates`. Throws UsageError for a broken template.
 std::string render_easyconfig(const Easyconfig& easyconfig, const TemplateSet& templates);
 
 }  // namespace wheelmod::emit

@@ -1,12 +1,8 @@
-// Lmod (Lua) and Tcl module files for a prefix that `wheelmod install`
-// made, shaped like the ones EasyBuild 5 generates (framework
-// tools/module_generator.py, EasyBlock.make_module_step): help and whatis,
-// conflict, the extensions() block, depends_on, prepend_path, setenv of
-// EBROOT/EBVERSION/EBEXTSLIST. The text comes from the module.lua and
-// module.tcl mustache templates; the writer hands them values already
-// quoted for the language, and writes the result atomically into an
-// EasyBuild module tree (all/<Name>/<fullversion>[.lua] plus the
-// moduleclass link).
+// Lmod (Lua) and Tcl module files for a prefix `wheelmod install` made, shaped like EasyBuild 5's
+// (framework tools/module_generator.py, EasyBlock.make_module_step): help, whatis, conflict,
+// extensions(), depends_on, prepend_path, setenv of EBROOT/EBVERSION/EBEXTSLIST. Rendered from the
+// module.lua / module.tcl templates with values quoted for the language, and written atomically
+// into an EasyBuild module tree (all/<Name>/<fullversion>[.lua] plus the moduleclass link).
 #pragma once
 
 #include <filesystem>
@@ -23,10 +19,9 @@ namespace wheelmod::emit {
 
 enum class ModuleSyntax { lua, tcl };
 
-/// How the module puts site-packages on Python's path (EasyBuild's
-/// --prefer-python-search-path): PYTHONPATH works everywhere, venvs
-/// included; EBPYTHONPREFIXES needs EasyBuild's Python (its sitecustomize.py
-/// calls site.addsitedir, so .pth files are processed).
+/// How site-packages gets on Python's path (EasyBuild's --prefer-python-search-path): PYTHONPATH
+/// works everywhere, venvs included; EBPYTHONPREFIXES needs EasyBuild's Python (its
+/// sitecustomize.py calls site.addsitedir, so .pth files are processed).
 enum class PythonSearchPath {
   automatic,         // EBPYTHONPREFIXES when site-packages holds a .pth file, like EasyBuild
   pythonpath,        // prepend_path("PYTHONPATH", <root>/lib/pythonX.Y/site-packages)
@@ -46,8 +41,7 @@ struct ModuleRequest {
   std::string generator;  // "wheelmod 0.1.0", for the footer comment
 };
 
-/// The module name and version a request stands for: --name/--full-version,
-/// else EasyBuild's layout `<installpath>/software/<Name>/<fullversion>`.
+/// --name/--full-version, else from the prefix `<installpath>/software/<Name>/<fullversion>`.
 /// Throws UsageError for a name or version no module tree can hold.
 struct ModuleIdentity {
   std::string name;
@@ -60,8 +54,7 @@ struct ModuleExtension {
   std::string version;
 };
 
-/// An environment variable prepended with root joined with `components`
-/// (none: root itself).
+/// An environment variable prepended with root joined with `components` (none: root itself).
 struct EnvironmentPath {
   std::string variable;
   std::vector<std::string> components;
@@ -82,25 +75,21 @@ struct ModuleDescription {
   std::vector<std::string> warnings;  // for the user; the file is written anyway
 };
 
-/// Reads the provenance and the main wheel's METADATA (the wheel named
-/// like the module, else the first one installed) and looks at which
-/// directories of the prefix hold files. Throws UsageError (exit 2) when
-/// the prefix has no provenance (hint: `wheelmod install` first) or it
-/// does not parse.
+/// Reads the provenance, the main wheel's METADATA (the wheel named like the module, else the
+/// first installed) and which prefix directories hold files. Throws UsageError (exit 2) when the
+/// provenance is missing (hint: `wheelmod install` first) or does not parse.
 ModuleDescription describe_installation(const ModuleRequest& request);
 
-/// EBVERSION: the part of `full_version` before "-<toolchain>", else the
-/// public part of `main_version` (2.6.0+cu126 -> 2.6.0).
+/// EBVERSION: the part of `full_version` before "-<toolchain>", else the public part of
+/// `main_version` (2.6.0+cu126 -> 2.6.0).
 std::string module_version(std::string_view full_version, std::string_view toolchain,
                            std::string_view main_version);
 
-/// EasyBuild's help text: the Description, More information and Included
-/// extensions sections (extensions sorted case-insensitively, wrapped at
-/// 78 columns), starting with an empty line, ending with a newline.
+/// EasyBuild's help text: Description, More information and Included extensions (sorted
+/// case-insensitively, wrapped at 78 columns); starts with an empty line, ends with a newline.
 std::string help_text(const ModuleDescription& description);
 
-/// The template context: every value already quoted for `syntax`, plus
-/// `plain` with the unquoted values for site templates.
+/// The template context: values quoted for `syntax`, plus `plain` (unquoted) for site templates.
 nlohmann::json module_context(const ModuleDescription& description, ModuleSyntax syntax);
 
 /// Renders module.lua.mustache or module.tcl.mustache with module_context.
@@ -117,38 +106,31 @@ struct ModuleTarget {
 ModuleTarget module_target(const ModuleIdentity& identity, const std::filesystem::path& modulepath,
                            std::string_view moduleclass, ModuleSyntax syntax);
 
-/// `<installpath>/modules` for a prefix `<installpath>/software/<Name>/<v>`,
-/// else nullopt.
+/// `<installpath>/modules` for a prefix `<installpath>/software/<Name>/<v>`, else nullopt.
 std::optional<std::filesystem::path> default_modulepath(const std::filesystem::path& prefix);
 
 /// Throws UsageError (exit 2) when the module file, or a moduleclass link
 /// pointing elsewhere, exists and `replace` is no.
 void check_module_target(const ModuleTarget& target, ReplaceModule replace);
 
-/// check_module_target, then writes `text` to a temporary file beside the
-/// module, fsyncs and renames it into place, then points the moduleclass
-/// link at it (also by rename). Throws IoError (exit 4) naming the path.
+/// check_module_target, then writes `text` to a temporary beside the module, fsyncs and renames it
+/// into place, then the moduleclass link (by rename too). Throws IoError (exit 4) naming the path.
 void write_module(const ModuleTarget& target, std::string_view text, ReplaceModule replace);
 
 // Quoting, one function per kind of literal.
 
 /// A Lua double-quoted string: "a\"b\\c\n".
 std::string lua_string(std::string_view text);
-/// A Lua long string [==[...]==] whose value is exactly `text`: the level
-/// grows until the closing bracket cannot occur in the text, and a leading
-/// newline is doubled because Lua drops the first one (Lua 5.1 manual §2.1).
+/// A Lua long string [==[...]==] whose value is exactly `text`: the level grows until the closing
+/// bracket cannot occur in it; a leading newline is doubled, as Lua drops the first (Lua 5.1 §2.1).
 std::string lua_long_string(std::string_view text);
-/// Help and whatis text as a Tcl word whose value is exactly `text`: in
-/// braces, as EasyBuild writes it, unless the text holds a brace or a
-/// backslash (Tcl(n) rule [6] would count or keep them), then tcl_quoted.
+/// Help and whatis text as a Tcl word whose value is exactly `text`: in braces, as EasyBuild
+/// writes it, unless it holds a brace or backslash (Tcl(n) rule [6] would count or keep them).
 std::string tcl_text(std::string_view text);
-/// A Tcl double-quoted word: \ $ [ ] " { } escaped (braces too, so that
-/// the word can sit in a braced proc body), newlines kept, other control
-/// characters as \t or \ooo; no substitution happens (Tcl(n) rules [4],
-/// [6], [9]).
+/// A Tcl double-quoted word, no substitution (Tcl(n) rules [4], [6], [9]): \ $ [ ] " { } escaped
+/// (braces for a braced proc body), newlines kept, other control characters as \t or \ooo.
 std::string tcl_quoted(std::string_view text);
-/// `text` as is when it is one plain Tcl word (letters, digits, ./_-+:=@,%),
-/// else tcl_quoted.
+/// `text` as is when it is one plain Tcl word (letters, digits, ./_-+:=@,%), else tcl_quoted.
 std::string tcl_word(std::string_view text);
 
 }  // namespace wheelmod::emit

@@ -1,5 +1,4 @@
-// SHA-256 over OpenSSL's EVP interface (which uses SHA-NI where the CPU has
-// it). OpenSSL stays out of this header.
+// SHA-256 over OpenSSL's EVP interface (SHA-NI where the CPU has it), kept out of this header.
 #pragma once
 
 #include <array>
@@ -37,8 +36,7 @@ class Sha256 {
 /// Lower-case hex, as index pages and sha256sum print it.
 std::string to_hex(std::span<const std::uint8_t> bytes);
 
-/// Reads `path` in 64 KiB blocks (memory stays flat) and returns its
-/// digest and size. Throws IoError naming the path on failure.
+/// Reads `path` in 64 KiB blocks (memory stays flat): digest and size. IoError names the path.
 struct FileDigest {
   Sha256Digest sha256{};
   std::uint64_t size = 0;

@@ -1,7 +1,6 @@
-// Index pages: PEP 503 "Simple Repository API" HTML and PEP 691 JSON, with
-// the PEP 592 (yanked), PEP 658/714 (core metadata) and PEP 700 (size,
-// upload time) additions. Pure parsers: text and the page's URL in, links
-// out; fetching happens in src/net.
+// Index pages: PEP 503 "Simple Repository API" HTML and PEP 691 JSON, with the PEP 592 (yanked),
+// PEP 658/714 (core metadata) and PEP 700 (size, upload time) additions. Pure parsers: text and
+// the page's URL in, links out; fetching happens in src/net.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +16,7 @@ namespace wheelmod::index {
 using pep::Parsed;
 using pep::ParseError;
 
-/// One hash of a file: algorithm (lower case, "sha256") and hex digest
-/// (lower case).
+/// One hash of a file: algorithm ("sha256") and hex digest, both lower case.
 struct FileHash {
   std::string algorithm;
   std::string hex;
@@ -32,15 +30,13 @@ struct Link {
   std::vector<FileHash> hashes;  // from `#sha256=` or the JSON `hashes`
   std::optional<std::string> requires_python;  // entity-decoded (`>=3.9`)
   std::optional<std::string> yanked;           // set when yanked; the reason, or ""
-  /// PEP 658/714: the core metadata file `<url>.metadata` exists.
-  bool has_core_metadata = false;
+  bool has_core_metadata = false;              // PEP 658/714: `<url>.metadata` exists
   std::optional<FileHash> core_metadata_hash;  // its hash when the page gives one
   std::optional<std::uint64_t> size;           // PEP 700 (JSON only)
   std::optional<std::string> upload_time;
 
   /// The sha256 hex digest, if the page gave one.
   [[nodiscard]] std::optional<std::string> sha256() const;
-  /// `<url>.metadata` (PEP 658).
   [[nodiscard]] std::string core_metadata_url() const { return url + ".metadata"; }
 };
 
@@ -50,9 +46,8 @@ struct ProjectPage {
   std::vector<Link> links;  // in page order
 };
 
-/// PEP 503 HTML project page. Honours `<base href>`; hrefs resolved against
-/// it or `page_url`; HTML entities decoded; a file listed twice with
-/// different hashes is an error naming the file.
+/// PEP 503 HTML project page: hrefs resolved against `<base href>` or `page_url`, HTML entities
+/// decoded; a file listed twice with different hashes is an error naming the file.
 Parsed<ProjectPage> parse_project_html(std::string_view html, std::string_view page_url);
 
 /// PEP 691 JSON project page (`application/vnd.pypi.simple.v1+json`).

@@ -13,19 +13,16 @@ namespace wheelmod::index_client {
 
 enum class AcceleratorKind { cpu, cuda, rocm };
 
-/// "cpu", "cuda", "rocm".
 std::string_view kind_text(AcceleratorKind kind);
 
 struct Accelerator {
   AcceleratorKind kind = AcceleratorKind::cpu;
   /// "12.6", "12.6.0", "6.2.4"; nullopt = the toolchain generation's own.
   std::optional<std::string> version;
-  /// Set when the user named a variant directory (`cu126`, `rocm6.2.4`):
-  /// then only that variant is used.
+  /// A variant directory the user named (`cu126`, `rocm6.2.4`): only that one is used.
   std::optional<std::string> variant;
 
-  /// Accepts `cpu`, `cuda`, `cuda:12.6`, `cuda:12.6.0`, `cu126`, `rocm`,
-  /// `rocm:6.2`, `rocm6.2.4` (case-insensitive).
+  /// Accepts `cpu`, `cuda`, `cuda:12.6`, `cu126`, `rocm`, `rocm:6.2`, `rocm6.2.4`, any case.
   static pep::Parsed<Accelerator> parse(std::string_view text);
 
   /// "cpu", "cuda 12.6.0", "cu126", "rocm 6.2.4".
@@ -37,13 +34,10 @@ std::optional<std::string> cuda_variant_name(std::string_view cuda_version);
 /// "cu126" -> "12.6"; nullopt if not a CUDA variant name.
 std::optional<std::string> cuda_version_of_variant(std::string_view variant);
 
-/// The variant directories to try for `kind` at `version`, best first:
-/// the exact one, then older ones of the same major (PyTorch's CUDA
-/// wheels run on any newer CUDA of the same major: CUDA minor version
-/// compatibility, CUDA Compatibility guide §"Minor Version Compatibility").
-///   cuda 12.6 -> cu126, cu125, cu124, cu123, cu122, cu121, cu120
-///   rocm 6.2.4 -> rocm6.2.4, rocm6.2, rocm6.1.x..., rocm6.0 (known names only)
-/// cpu -> cpu.
+/// The variant directories to try for `kind` at `version`, best first: the exact one, then older
+/// ones of the same major, as PyTorch's CUDA wheels run on any newer CUDA of that major (CUDA
+/// Compatibility guide §"Minor Version Compatibility"). cpu -> cpu; cuda 12.6 -> cu126, ...,
+/// cu120; rocm 6.2.4 -> rocm6.2.4, rocm6.2, rocm6.1.x..., rocm6.0 (known names only).
 std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version);
 
 }  // namespace wheelmod::index_client

@@ -1,7 +1,6 @@
-// Getting a candidate wheel's core metadata (METADATA) with as few bytes
-// as possible: the PEP 658 `.metadata` file (hash-verified) first; else
-// HTTP range requests for the zip's central directory and the METADATA
-// entry only; else the whole wheel.
+// Getting a candidate wheel's core metadata (METADATA) with as few bytes as possible: the PEP 658
+// `.metadata` file (hash-verified); else HTTP range requests for the zip's central directory and
+// the METADATA entry only; else the whole wheel.
 #pragma once
 
 #include <string>
@@ -22,10 +21,9 @@ struct WheelMetadata {
   MetadataSource source = MetadataSource::pep658;
 };
 
-/// Fetches the METADATA of `link`'s wheel. Throws IntegrityError (exit 5)
-/// when a `.metadata` file does not match the page's hash, IoError (exit 4)
-/// when nothing can be read, and IntegrityError when the wheel has no
-/// `*.dist-info/METADATA` or it is corrupt.
+/// Fetches the METADATA of `link`'s wheel. Throws IntegrityError (exit 5) when a `.metadata` file
+/// does not match the page's hash or the wheel has no `*.dist-info/METADATA` or it is corrupt;
+/// IoError (exit 4) when nothing can be read.
 WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& link);
 
 }  // namespace wheelmod::index_client

@@ -10,9 +10,8 @@
 
 namespace wheelmod::index_client {
 
-/// The page at `url`, nullopt when the index has none (404/403, no such
-/// file). Throws IntegrityError when it is not a valid page, IoError when
-/// it cannot be fetched.
+/// The page at `url`, nullopt when the index has none (404/403, no such file). Throws
+/// IntegrityError when it is not a valid page, IoError when it cannot be fetched.
 std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher, const std::string& url);
 
 }  // namespace wheelmod::index_client

@@ -1,7 +1,6 @@
-// The mirror spec: which slice of a wheel index `wheelmod mirror` copies.
-// A YAML file (docs/mirror.md, examples under index-mirrors/); read with
-// the checked cursor, so every mistake is a UsageError (exit 2) naming
-// `file:line:column` and the key.
+// The mirror spec: which slice of a wheel index `wheelmod mirror` copies. A YAML file
+// (docs/mirror.md, examples under index-mirrors/) read with the checked cursor, so every mistake
+// is a UsageError (exit 2) naming `file:line:column` and the key.
 #pragma once
 
 #include <cstdint>
@@ -22,38 +21,31 @@ struct VariantSelection {
   std::optional<pep::SpecifierSet> rocm;  // `rocm: ">=6.2"`: every rocmX.Y[.Z] variant in range
 };
 
-/// One project to mirror: its PEP 503 normalised name and the versions.
 struct PackageSelection {
-  std::string name;             // torch, torchvision (normalised)
+  std::string name;             // PEP 503 normalised: torch, torchvision
   pep::SpecifierSet specifier;  // ">=2.6,<2.8"; empty for "*"
 };
 
 struct MirrorSpec {
   std::filesystem::path file;  // where it was read from (for messages)
-  /// Root of the source index: variant directories below it
-  /// (https://download.pytorch.org/whl -> .../whl/cu126/torch/).
+  /// Root of the source index, variant directories below it (.../whl -> .../whl/cu126/torch/).
   std::string index = "https://download.pytorch.org/whl";
   VariantSelection variants;
   std::vector<PackageSelection> packages;  // at least one
   std::vector<std::string> python;         // "3.11", "3.12", "3.13t"; at least one
   std::vector<std::string> arches;         // x86_64, aarch64 (uname -m); at least one
-  /// The oldest glibc of the site's nodes: a wheel needing a newer one is
-  /// not mirrored. Default 2.17 (manylinux2014).
+  /// The site nodes' oldest glibc: wheels needing newer are skipped. Default 2.17 (manylinux2014).
   pep::GlibcVersion glibc;
-  /// Mirror the wheels the selected ones require (nvidia-*, triton, sympy,
-  /// ...), for every listed Python and arch, transitively.
+  /// Also mirror what selected wheels require (nvidia-*, triton), transitively, per Python/arch.
   bool follow_dependencies = true;
-  /// Where to look for those: a PEP 503 root of project pages (default: the
-  /// variant's own directory, then `index` itself, as download.pytorch.org
-  /// serves them).
+  /// Where to look for those: a PEP 503 root of project pages (default: the variant's own
+  /// directory, then `index` itself, as download.pytorch.org serves them).
   std::optional<std::string> dependency_index;
-  /// Refuse a plan bigger than this many bytes (files to add + kept).
-  std::optional<std::uint64_t> size_limit;
+  std::optional<std::uint64_t> size_limit;  // bytes; a bigger plan (to add + kept) is refused
 };
 
-/// Reads and checks a spec. Unknown keys, wrong types, bad specifiers,
-/// unknown arches, empty lists and bad sizes ("200 GiB", "512 MB",
-/// plain bytes) are UsageErrors at their `file:line:column`.
+/// Reads and checks a spec. Unknown keys, wrong types, bad specifiers, unknown arches, empty
+/// lists and bad sizes (see parse_size) are UsageErrors at their `file:line:column`.
 MirrorSpec load_spec(const std::filesystem::path& file);
 
 /// "200 GiB" -> 214748364800; units B, kB/KB, MB, GB, TB (powers of 1000),

@@ -1,8 +1,7 @@
-// One `wheelmod mirror` run: plan what the spec selects, compare with the
-// manifest, download what is new (through the fetch machinery: parallel,
-// resumable, verified), write each wheel's `.metadata`, the PEP 503 pages
-// and the manifest, prune, or re-hash everything (--verify). A lock in DIR
-// refuses a second run on the same mirror.
+// One `wheelmod mirror` run: plan what the spec selects, compare with the manifest, download what
+// is new (through the fetch machinery: parallel, resumable, verified), write each wheel's
+// `.metadata`, the PEP 503 pages and the manifest, prune, or re-hash everything (--verify). A lock
+// in DIR refuses a second run on the same mirror.
 #pragma once
 
 #include <cstdint>
@@ -28,9 +27,8 @@ struct MirrorOptions {
   bool repair = false;  // with verify: re-fetch corrupt files
   net::DownloadOptions download;
   net::FetcherOptions fetcher;
-  /// Also lay the wheels out as an EasyBuild sourcepath:
-  /// `<dir>/<letter>/<Name>/extensions/<file>` for each name (obtain_file's
-  /// place for extension sources), as hard links where possible.
+  /// Also lay the wheels out as an EasyBuild sourcepath, `<dir>/<letter>/<Name>/extensions/<file>`
+  /// for each name (obtain_file's place for extension sources), as hard links where possible.
   std::optional<std::filesystem::path> eb_sourcepath;
   std::vector<std::string> eb_names = {"PyTorch", "PyTorch-bundle"};
 };
@@ -70,11 +68,10 @@ struct MirrorReport {
   [[nodiscard]] std::size_t count(ChangeKind kind) const;
 };
 
-/// Runs the mirror. Throws UsageError (exit 2) for a plan over the size
-/// limit, IoError (exit 4) when DIR is in use by another run. Downloads
-/// that fail, conflicts and corrupt files do not stop the run: everything
-/// else is done, and the report says what went wrong (the caller turns it
-/// into exit 4 or 5 after printing it).
+/// Throws UsageError (exit 2) for a plan over the size limit, IoError (exit 4) when DIR is in use
+/// by another run. Failed downloads, conflicts and corrupt files do not stop the run: everything
+/// else is done and the report says what went wrong (the caller turns it into exit 4 or 5 after
+/// printing it).
 MirrorReport run_mirror(const MirrorSpec& spec, const MirrorOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::mirror

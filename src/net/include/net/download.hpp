@@ -1,8 +1,6 @@
-// Downloading wheels: several transfers at once over libcurl's multi
-// interface, SHA-256 computed while the bytes arrive, `.part` files renamed
-// only once verified, resumption with Range + If-Range, and a
-// content-addressed cache so a wheel already seen is linked, not fetched.
-// libcurl stays out of this header.
+// Downloading wheels: several transfers at once over libcurl's multi interface (kept out of this
+// header), SHA-256 computed as bytes arrive, `.part` files renamed only once verified, resumption
+// with Range + If-Range, and a content-addressed cache: a wheel once seen is linked, not fetched.
 #pragma once
 
 #include <chrono>
@@ -17,7 +15,6 @@
 
 namespace wheelmod::net {
 
-/// One file to fetch.
 struct DownloadRequest {
   std::string url;                    // http(s)://, file:// or a path
   std::filesystem::path destination;  // final path; NAME.part beside it while in flight
@@ -26,7 +23,6 @@ struct DownloadRequest {
   std::string label;                  // for progress and messages (the file name)
 };
 
-/// How a file came to be at its destination.
 enum class DownloadOutcome {
   downloaded,  // fetched whole in this run
   resumed,     // a .part from an earlier run was completed
@@ -47,12 +43,10 @@ struct DownloadResult {
 };
 
 struct DownloadOptions {
-  /// Transfers at once.
-  unsigned jobs = 4;
-  /// Failed requests in a row per file, the first included, before it is
-  /// given up. A request that brought at least 1 MiB before it broke is
-  /// progress and starts the count again (the next one resumes from there);
-  /// in all, a file gets at most 10 times this many requests.
+  unsigned jobs = 4;  // transfers at once
+  /// Failed requests in a row per file, the first included, before it is given up. A request that
+  /// brought at least 1 MiB before it broke is progress and restarts the count (the next resumes
+  /// from there); in all, a file gets at most 10 times this many requests.
   unsigned attempts = 5;
   /// First backoff; doubled each retry, with jitter; `Retry-After` wins.
   std::chrono::milliseconds backoff{500};
@@ -62,30 +56,26 @@ struct DownloadOptions {
   /// CA bundle; empty = SSL_CERT_FILE, CURL_CA_BUNDLE or the system's.
   std::string cacert;
   std::string user_agent = "wheelmod";
-  /// Content-addressed wheel cache root (`<dir>/wheels/sha256/ab/abcd…`);
-  /// empty = no cache.
+  /// Content-addressed wheel cache root (`<dir>/wheels/sha256/ab/abcd…`); empty = no cache.
   std::filesystem::path cache_dir;
 };
 
-/// The files that came (in request order; nullopt where a file failed) and
-/// the errors of those that did not.
+/// The results in request order (nullopt where a file failed) and the failed files' errors.
 struct DownloadBatch {
   std::vector<std::optional<DownloadResult>> results;
   std::vector<Error> failures;  // IoError (exit 4) or IntegrityError (exit 5)
   std::uint64_t received = 0;   // all body bytes off the network
 };
 
-/// Fetches every request, `options.jobs` at a time. Never throws for one
-/// file's failure: a failed file leaves nothing at its destination (a
-/// .part may stay for a later resume, unless its bytes proved wrong) and
-/// its Error is in `failures`. Throws only for a misuse (two requests with
-/// one destination) or a failure of the machinery itself.
+/// Fetches every request, `options.jobs` at a time. Never throws for one file's failure: it leaves
+/// nothing at its destination (a .part may stay for a later resume, unless its bytes proved wrong)
+/// and its Error in `failures`. Throws only for a misuse (two requests with one destination) or a
+/// failure of the machinery itself.
 DownloadBatch download_all(const std::vector<DownloadRequest>& requests,
                            const DownloadOptions& options, Reporter& reporter);
 
-/// The exception a caller should throw for a batch with failures: the
-/// only failure as it is, or one error listing them all (exit 5 when any
-/// is an integrity failure, else 4).
+/// The exception to throw for a batch with failures: the only failure as it is, or one error
+/// listing them all (exit 5 when any is an integrity failure, else 4).
 Error combined_failure(const DownloadBatch& batch);
 
 }  // namespace wheelmod::net

@@ -1,7 +1,6 @@
-// `wheelmod easyconfig`: Stage-1 easyconfigs (PythonBundles of the official
-// wheels) for a toolchain and accelerator, resolved once per architecture,
-// every wheel with its sha256 (from the index, or computed from the
-// downloaded file), all written into the output directory or none.
+// `wheelmod easyconfig`: Stage-1 easyconfigs (PythonBundles of the official wheels) for a
+// toolchain and accelerator, resolved once per architecture, every wheel with its sha256 (the
+// index's, or computed from the downloaded file), all written into the output directory or none.
 #pragma once
 
 #include <filesystem>

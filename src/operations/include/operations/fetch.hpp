@@ -1,7 +1,6 @@
-// `wheelmod fetch`: the wheels a resolution chose (or a reviewed JSON
-// report lists), downloaded into a directory in parallel, verified against
-// the index's SHA-256 while they arrive, resumable, and shared through the
-// content-addressed cache.
+// `wheelmod fetch`: the wheels a resolution chose (or a reviewed JSON report lists), downloaded
+// into a directory in parallel, verified against the index's SHA-256 as they arrive, resumable,
+// and shared through the content-addressed cache.
 #pragma once
 
 #include <filesystem>

@@ -1,6 +1,5 @@
-// `wheelmod install`: resolve, fetch, unpack, relink, byte-compile and
-// check wheels into an EasyBuild-style prefix, in one step that lands
-// completely or not at all; with its module file when asked.
+// `wheelmod install`: resolve, fetch, unpack, relink, byte-compile and check wheels into an
+// EasyBuild-style prefix, all or nothing; with its module file when asked.
 #pragma once
 
 #include <filesystem>
@@ -39,10 +38,9 @@ struct InstallResult {
   std::optional<std::filesystem::path> module_file;
 };
 
-/// Throws UsageError (bad options, an existing prefix or module file),
-/// CheckFailedError (a CUDA library no module provides, before any
-/// download; or a library that does not load, before the commit), and
-/// what resolving, downloading and unpacking throw.
+/// Throws UsageError (bad options, an existing prefix or module file), CheckFailedError (a CUDA
+/// library no module provides, before any download; or a library that does not load, before the
+/// commit), and what resolving, downloading and unpacking throw.
 InstallResult install(const InstallOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::operations

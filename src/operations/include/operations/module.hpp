@@ -1,6 +1,5 @@
-// `wheelmod module PREFIX`: the Lmod (Lua) or Tcl module file for a prefix
-// that `wheelmod install` made, written atomically into an EasyBuild module
-// tree, or only rendered.
+// `wheelmod module PREFIX`: the Lmod (Lua) or Tcl module file for a prefix `wheelmod install`
+// made, written atomically into an EasyBuild module tree, or only rendered.
 #pragma once
 
 #include <optional>
@@ -32,9 +31,8 @@ struct ModuleResult {
   std::optional<emit::ModuleTarget> target;  // where it was written; nullopt with to_stdout
 };
 
-/// Warnings about the module (a Python it cannot import with) go to
-/// `reporter`. Throws UsageError (not a prefix wheelmod made, no module
-/// tree, an existing module file without force), IoError.
+/// Warnings (a Python it cannot import with) go to `reporter`. Throws UsageError (not a prefix
+/// wheelmod made, no module tree, an existing module file without force), IoError.
 ModuleResult module(const ModuleOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::operations

@@ -1,6 +1,5 @@
-// `wheelmod relink PREFIX`: the ELF files of an installed prefix get their
-// search paths re-pointed from the nvidia-* wheel directories at the
-// site's CUDA / cuDNN / NCCL module directories.
+// `wheelmod relink PREFIX`: the ELF files of an installed prefix get their search paths
+// re-pointed from the nvidia-* wheel directories at the site's CUDA / cuDNN / NCCL modules.
 #pragma once
 
 #include <string>

@@ -1,6 +1,5 @@
-// `wheelmod resolve`: which wheels a toolchain and accelerator get, from
-// where, with which hashes, what they need and which EasyBuild modules
-// provide it — a dry run that downloads pages and metadata only.
+// `wheelmod resolve`: which wheels a toolchain and accelerator get, from where, with which hashes,
+// what they need and which EasyBuild modules provide it; a dry run: pages and metadata only.
 #pragma once
 
 #include "core/reporter.hpp"

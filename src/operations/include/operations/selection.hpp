@@ -1,6 +1,5 @@
-// What resolve, fetch, install and easyconfig share: the wheels asked for
-// and the machine they are for (DESIGN.md "Command-line contract"), the
-// site tables, and the download settings.
+// What resolve, fetch, install and easyconfig share: the wheels asked for and the machine they
+// are for (DESIGN.md "Command-line contract"), the site tables, and the download settings.
 #pragma once
 
 #include <filesystem>
@@ -40,8 +39,7 @@ struct DownloadSettings {
   bool no_cache = false;
 };
 
-/// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG
-/// base directory default), else "".
+/// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG default), else "".
 std::string cache_dir_or_default(const std::string& given);
 
 /// The shipped generation tables, with `config_dir`'s merged over them.
@@ -53,10 +51,9 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
                                              const std::string& toolchain,
                                              const std::string& hint = {});
 
-/// Resolves `selection` against its index; the index's cost goes to
-/// `reporter` as a note. `module_installed` is resolve::ResolveRequest's.
-/// Throws UsageError (2), UnsatisfiableError (3), IoError (4),
-/// IntegrityError (5).
+/// Resolves `selection` against its index, noting the index's cost to `reporter`;
+/// `module_installed` is resolve::ResolveRequest's. Throws UsageError (2), UnsatisfiableError
+/// (3), IoError (4), IntegrityError (5).
 resolve::ResolveReport resolve_selection(
     const Selection& selection, const easybuild::SiteConfig& config, Reporter& reporter,
     std::function<bool(const std::string&)> module_installed = {});

@@ -1,7 +1,6 @@
-// Stage 2. `wheelmod swapcheck`: for every package installed on torch A,
-// whether it survives a swap to torch B. `wheelmod swap`: switch the
-// canonical PyTorch module to another build when its dependents survive
-// (or by force), applying the RPATH fixes; or back.
+// Stage 2. `wheelmod swapcheck`: for every package installed on torch A, whether it survives a
+// swap to torch B. `wheelmod swap`: switch the canonical PyTorch module to another build when its
+// dependents survive (or by force), applying the RPATH fixes; or back.
 #pragma once
 
 #include <optional>

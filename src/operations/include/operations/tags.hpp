@@ -1,5 +1,4 @@
-// `wheelmod tags`: the wheel tags a target accepts, best first — the list
-// pip would use there (`pip debug --verbose`).
+// `wheelmod tags`: the wheel tags a target accepts, best first, as pip (`pip debug --verbose`).
 #pragma once
 
 #include <string>

@@ -1,5 +1,4 @@
-// wheelmod's own version, as the binary, the provenance files, the module
-// files and the easyconfigs' build dependency give it.
+// wheelmod's own version, as the binary, provenance, module files and easyconfigs give it.
 #pragma once
 
 #include <string>

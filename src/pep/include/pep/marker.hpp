@@ -1,6 +1,5 @@
-// PEP 508 environment markers, evaluated against a target environment that
-// is a value (the machine being resolved for, not the running host).
-// Reference behaviour: python3-packaging 23.0 (packaging/markers.py).
+// PEP 508 environment markers, evaluated against a target environment given as a value (the
+// machine resolved for, not this host). Reference: python3-packaging 23.0 (packaging/markers.py).
 #pragma once
 
 #include <memory>
@@ -27,19 +26,16 @@ struct MarkerEnvironment {
   std::string python_version;  // "3.12"
   std::string sys_platform = "linux";
 
-  /// The value of a marker variable, nullopt for an unknown name. The
-  /// deprecated dotted spellings (`os.name`, `python_implementation`, ...)
-  /// are accepted as packaging does.
+  /// The value of a marker variable, nullopt for an unknown name. The deprecated spellings
+  /// (`os.name`, `python_implementation`, ...) are accepted as packaging does.
   [[nodiscard]] std::optional<std::string_view> lookup(std::string_view variable) const;
 
-  /// A Linux CPython target: `python` is "3.12" or "3.12.4" (".0" added when
-  /// no micro is given), `machine` a uname -m value.
+  /// A Linux CPython target: `python` "3.12" (".0" added) or "3.12.4", `machine` from uname -m.
   static MarkerEnvironment linux_cpython(std::string_view python, std::string_view machine);
 };
 
-/// Thrown by Marker::evaluate for a comparison PEP 508 leaves undefined
-/// (e.g. `python_version ~= "foo"` where neither side is a version and the
-/// operator is not a string operator). Carries the comparison text.
+/// Marker::evaluate's error for a comparison PEP 508 leaves undefined (`python_version ~= "foo"`:
+/// neither side a version, not a string operator). Carries the comparison text.
 struct UndefinedComparison {
   std::string message;
 };
@@ -51,16 +47,14 @@ class Marker {
   /// Parses a marker expression (`python_version >= "3.12" and extra == 'x'`).
   static Parsed<Marker> parse(std::string_view text);
 
-  /// Evaluates against `env`, with `extra` the extra being resolved ("" for
-  /// none). Extras are compared after PEP 685 name normalisation. Version
-  /// operators are used when the right side parses as a PEP 440 specifier,
-  /// otherwise Python string comparison (packaging's `_eval_op`). Returns an
-  /// unexpected UndefinedComparison where packaging raises.
+  /// Evaluates against `env`, `extra` being the extra resolved ("" for none; compared after PEP
+  /// 685 normalisation). Version operators when the right side parses as a PEP 440 specifier,
+  /// else Python string comparison (packaging's `_eval_op`). Returns an unexpected
+  /// UndefinedComparison where packaging raises.
   [[nodiscard]] std::expected<bool, UndefinedComparison> evaluate(
       const MarkerEnvironment& env, std::string_view extra = "") const;
 
-  /// Normalised text, as packaging's str(Marker): double quotes, single
-  /// spaces, redundant parentheses kept as written.
+  /// As packaging's str(Marker): double quotes, single spaces, redundant parentheses kept.
   [[nodiscard]] std::string str() const;
 
   Marker(const Marker& other);

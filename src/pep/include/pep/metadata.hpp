@@ -23,13 +23,11 @@ struct CoreMetadata {
   std::optional<SpecifierSet> requires_python;
   std::vector<Requirement> requires_dist;
   std::vector<std::string> provides_extra;
-  /// Every header in file order, continuation lines joined (folded
-  /// whitespace kept as one space), for fields not modelled above.
+  /// Every header in file order, continuation lines joined by one space, for unmodelled fields.
   std::vector<std::pair<std::string, std::string>> headers;
 
-  /// Parses the header block (up to the first empty line). Name, Version and
-  /// Metadata-Version are required; an unparsable Requires-Dist or
-  /// Requires-Python is an error that names the line.
+  /// Parses the header block (up to the first empty line). Name, Version and Metadata-Version are
+  /// required; an unparsable Requires-Dist or Requires-Python is an error that names the line.
   static Parsed<CoreMetadata> parse(std::string_view text);
 
   /// All values of header `field` (case-insensitive), in order.

@@ -6,9 +6,8 @@
 
 namespace wheelmod::pep {
 
-/// Why a piece of text is not valid under the standard it was parsed as.
-/// `input` is the text as given, `message` says what is wrong in words a
-/// user can act on ("epoch must be a number, got 'x'").
+/// Why text is not valid under the standard it was parsed as: `input` as given, `message` what is
+/// wrong in words a user can act on ("epoch must be a number, got 'x'").
 struct ParseError {
   std::string input;
   std::string message;

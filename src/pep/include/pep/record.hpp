@@ -1,9 +1,7 @@
-// RECORD files of installed and packed wheels: CSV rows `path,hash,size`
-// where hash is `<algorithm>=<urlsafe-base64 digest without padding>`.
-// Spec:
+// RECORD files of installed and packed wheels: CSV rows `path,hash,size`, hash being
+// `<algorithm>=<urlsafe-base64 digest without padding>`, CSV as Python's csv module (wheel, pip)
+// writes it (`,` `"` or line breaks quoted, `"` doubled inside quotes). Spec: PEP 376/627 and
 // https://packaging.python.org/en/latest/specifications/recording-installed-packages/#the-record-file
-// and PEP 376/627. CSV follows Python's csv module (what wheel and pip write):
-// fields with `,`, `"` or line breaks are quoted, `"` doubled inside quotes.
 #pragma once
 
 #include <cstddef>
@@ -33,19 +31,15 @@ struct RecordEntry {
   friend bool operator==(const RecordEntry&, const RecordEntry&) = default;
 };
 
-/// Parses a whole RECORD. Rows must have 3 fields; an empty hash or size
-/// field is allowed (the RECORD's own row, .pyc files).
+/// Parses a whole RECORD: 3 fields a row; hash or size may be empty (RECORD's own row, .pyc files).
 Parsed<std::vector<RecordEntry>> parse_record(std::string_view text);
 
-/// Writes rows as Python's csv.writer would, with `\n` line ends as the
-/// `wheel` tool writes them (pip writes `\r\n`; readers accept both).
+/// Writes rows as csv.writer would, with `\n` line ends as `wheel` does (pip: `\r\n`; both read).
 std::string write_record(const std::vector<RecordEntry>& entries);
 
-/// What checking a file against its entry found.
 enum class RecordCheck { ok, no_hash, hash_mismatch, size_mismatch, unsupported_algorithm };
 
-/// Compares a computed sha256 `digest` and `size` with `entry`. The size is
-/// only checked when the entry has one; `no_hash` when it has no hash.
+/// Checks a computed sha256 and `size` against `entry`: no_hash without hash; size only if given.
 RecordCheck check_record_entry(const RecordEntry& entry,
                                std::span<const std::uint8_t> sha256_digest, std::uint64_t size);
 

@@ -1,6 +1,5 @@
-// PEP 508 dependency specifications: `name[extra1,extra2] (>=1.0) ; marker`
-// or `name @ url ; marker`. Reference: python3-packaging 23.0
-// (packaging/requirements.py, packaging/_parser.py).
+// PEP 508 dependency specifications: `name[extra1,extra2] (>=1.0) ; marker` or `name @ url ;
+// marker`. Reference: python3-packaging 23.0 (packaging/requirements.py, packaging/_parser.py).
 #pragma once
 
 #include <optional>
@@ -26,9 +25,8 @@ struct Requirement {
   /// PEP 503 normalised name (`typing-extensions`).
   [[nodiscard]] std::string canonical_name() const;
 
-  /// Whether the requirement applies to `env` when installing with `extras`
-  /// requested ({} for none): no marker, or the marker is true for "" or
-  /// for one of the extras.
+  /// Whether it applies to `env` when installing with `extras` ({} for none): no marker, or the
+  /// marker is true for "" or for one of the extras.
   [[nodiscard]] bool applies_to(const MarkerEnvironment& env,
                                 const std::vector<std::string>& extras = {}) const;
 

@@ -1,6 +1,5 @@
-// PEP 440 version specifiers ("Version specifiers") and comma-separated
-// specifier sets. Reference behaviour: python3-packaging 23.0
-// (packaging/specifiers.py), including its pre-release rules.
+// PEP 440 version specifiers and comma-separated specifier sets. Reference behaviour:
+// python3-packaging 23.0 (packaging/specifiers.py), including its pre-release rules.
 #pragma once
 
 #include <optional>
@@ -24,7 +23,6 @@ enum class Operator {
   arbitrary,      // ===  (string equality, PEP 440 "Arbitrary equality")
 };
 
-/// "==", "~=", ...
 std::string_view operator_text(Operator op);
 
 /// Whether pre-releases may match: decided by the specifier (`implied`,
@@ -33,9 +31,8 @@ enum class Prereleases { implied, allow, deny };
 
 class Specifier {
  public:
-  /// Parses one clause such as `>=2.6`, `==2.6.*`, `== 2.6.0+cu126`,
-  /// `===foobar`; rejects what PEP 440 does not allow (`~=1`, `<=1.0.*`,
-  /// `>=1.0+local`).
+  /// Parses one clause (`>=2.6`, `==2.6.*`, `== 2.6.0+cu126`, `===foobar`); rejects what PEP 440
+  /// does not allow (`~=1`, `<=1.0.*`, `>=1.0+local`).
   static Parsed<Specifier> parse(std::string_view text);
 
   [[nodiscard]] Operator op() const { return m_op; }
@@ -47,14 +44,12 @@ class Specifier {
   /// `~=2.6`, `==2.6.*`: operator then version text, no spaces.
   [[nodiscard]] std::string str() const;
 
-  /// Whether this clause admits pre-releases by itself: true when its own
-  /// version is a pre-release and the operator is ==, ===, >=, <= or ~=.
+  /// True when its own version is a pre-release and the operator is ==, ===, >=, <= or ~=.
   [[nodiscard]] bool implies_prereleases() const;
 
-  /// packaging's Specifier.contains: a pre-release `v` is rejected unless
-  /// allowed (explicitly, or implied by this clause); local labels follow
-  /// PEP 440 (`==2.6.0` matches `2.6.0+cu126`, `==2.6.0+cu126` does not
-  /// match `2.6.0+cpu`).
+  /// packaging's Specifier.contains: a pre-release `v` is rejected unless allowed (explicitly, or
+  /// implied by this clause); local labels follow PEP 440 (`==2.6.0` matches `2.6.0+cu126`,
+  /// `==2.6.0+cu126` does not match `2.6.0+cpu`).
   [[nodiscard]] bool contains(const Version& v, Prereleases pre = Prereleases::implied) const;
 
   /// The comparison alone, without the pre-release gate.

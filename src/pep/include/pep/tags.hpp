@@ -1,7 +1,6 @@
-// Platform compatibility tags: PEP 425, PEP 600 (manylinux_x_y), and the
-// ordered list of tags a target accepts, best first — the list and order of
-// python3-packaging's `packaging.tags.sys_tags()` on such a machine, which
-// is what pip and `pip debug --verbose` use.
+// Platform compatibility tags (PEP 425, PEP 600 manylinux_x_y) and the tags a target accepts, best
+// first: the list and order of python3-packaging's `packaging.tags.sys_tags()` on such a machine,
+// which pip and `pip debug --verbose` use.
 #pragma once
 
 #include <compare>
@@ -26,9 +25,8 @@ struct Tag {
   friend auto operator<=>(const Tag&, const Tag&) = default;
 };
 
-/// Expands a compressed tag set (PEP 425 "Compressed Tag Sets"):
+/// Expands a compressed tag set (PEP 425), lower-cased as packaging.tags.parse_tag does:
 /// `cp312-cp312-manylinux2014_x86_64.manylinux_2_17_x86_64` gives two tags.
-/// Lower-cases as packaging.tags.parse_tag does.
 Parsed<std::vector<Tag>> parse_tag_set(std::string_view text);
 
 /// glibc version, as `ldd --version` or gnu_get_libc_version() gives it.
@@ -39,9 +37,7 @@ struct GlibcVersion {
   friend auto operator<=>(const GlibcVersion&, const GlibcVersion&) = default;
 };
 
-/// The machine a wheel is chosen for: CPython X.Y (free-threaded or not),
-/// CPU architecture (uname -m: x86_64, aarch64, ppc64le, s390x, i686, ...)
-/// and glibc.
+/// The machine a wheel is chosen for: CPython X.Y (free-threaded or not), arch (uname -m), glibc.
 struct TagTarget {
   unsigned python_major = 3;
   unsigned python_minor = 12;
@@ -54,13 +50,12 @@ struct TagTarget {
                                        GlibcVersion glibc);
 };
 
-/// Tags `target` accepts, best first:
-///   cpXY-cpXY[t]-P, cpXY-abi3-P, cpXY-none-P, then cpXW-abi3-P for older
-///   minors (P over the platforms), then pyXY-none-P, py3-none-P, ... and the
-///   `any` tags — see packaging.tags.cpython_tags / compatible_tags.
-/// Platforms, best first: manylinux_2_N down to the oldest glibc for the
-/// arch, with the legacy aliases manylinux2014 (2.17), manylinux2010 (2.12)
-/// and manylinux1 (2.5) right after their PEP 600 name, then linux_<arch>.
+/// Tags `target` accepts, best first (packaging.tags.cpython_tags / compatible_tags):
+///   cpXY-cpXY[t]-P, cpXY-abi3-P, cpXY-none-P, then cpXW-abi3-P for older minors (P over the
+///   platforms), then pyXY-none-P, py3-none-P, ... and the `any` tags.
+/// Platforms, best first: manylinux_2_N down to the oldest glibc for the arch, the legacy aliases
+/// manylinux2014 (2.17), manylinux2010 (2.12) and manylinux1 (2.5) right after their PEP 600
+/// name, then linux_<arch>.
 std::vector<Tag> supported_tags(const TagTarget& target);
 
 /// The platform tags alone, best first (the P list above).

@@ -1,6 +1,5 @@
-// Wheel file names: PEP 427 "File name convention" with the PEP 491 build
-// tag and PEP 425 compressed tag sets. Reference behaviour:
-// packaging.utils.parse_wheel_filename (python3-packaging 23.0).
+// Wheel file names: PEP 427 "File name convention" with the PEP 491 build tag and PEP 425
+// compressed tag sets. Reference: packaging.utils.parse_wheel_filename (python3-packaging 23.0).
 #pragma once
 
 #include <cstdint>
@@ -29,9 +28,8 @@ struct WheelFilename {
   std::optional<BuildTag> build;
   std::vector<Tag> tags;  // the expanded tag set, in the order written
 
-  /// Parses `torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl`. A
-  /// percent-encoded `+` (`%2B`, as download.pytorch.org writes it in
-  /// hrefs) is accepted and decoded.
+  /// Parses `torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl`; a percent-encoded `+`
+  /// (`%2B`, as in download.pytorch.org's hrefs) is accepted and decoded.
   static Parsed<WheelFilename> parse(std::string_view filename);
 };
 

@@ -1,7 +1,6 @@
-// Byte-compiling an installation: module trees are read-only for users, so
-// `__pycache__` must be written at install time or every `import torch`
-// recompiles thousands of files. The target Python compiles (its .pyc tags
-// and magic numbers are what it will load), on every core.
+// Byte-compiling an installation: module trees are read-only for users, so `__pycache__` must be
+// written at install time or every `import torch` recompiles thousands of files. The target
+// Python compiles, on every core (its .pyc tags and magic numbers are what it will load).
 #pragma once
 
 #include <filesystem>
@@ -17,11 +16,10 @@ struct ByteCompileResult {
   std::vector<std::string> pyc_files;  // written, relative to the staging site-packages
 };
 
-/// Compiles every .py under `staging_site` with `python` when its X.Y is
-/// `python_version`, so that tracebacks and the .pyc files name the
-/// final location (`-s staging -p final`, Python 3.9+). Files that do not
-/// compile (Python 2 leftovers in some packages) are reported, not fatal,
-/// as pip does. Throws nothing for a missing interpreter: `skipped` says so.
+/// Compiles every .py under `staging_site` with `python` when its X.Y is `python_version`, so
+/// that tracebacks and .pyc files name the final location (`-s staging -p final`, Python 3.9+).
+/// Files that do not compile (Python 2 leftovers) are reported, not fatal, as pip does. Throws
+/// nothing for a missing interpreter: `skipped` says so.
 ByteCompileResult byte_compile(const std::filesystem::path& python,
                                const std::string& python_version,
                                const std::filesystem::path& staging_site,

@@ -1,8 +1,6 @@
-// `wheelmod check`: does every library of a prefix load — without
-// LD_LIBRARY_PATH, as a module that sets none will run it? The static
-// loader (elf/loader.hpp) resolves each file's DT_NEEDED the way ld.so
-// does; this gathers what failed, what is only a GPU driver library, and
-// what comes from outside the prefix and the module tree.
+// `wheelmod check`: does every library of a prefix load without LD_LIBRARY_PATH, as a module that
+// sets none runs it? The static loader (elf/loader.hpp) resolves each DT_NEEDED as ld.so does; this
+// gathers failures, GPU driver libraries, and what comes from outside the prefix and module tree.
 #pragma once
 
 #include <filesystem>
@@ -15,11 +13,9 @@
 namespace wheelmod::prefix {
 
 struct CheckOptions {
-  /// Search LD_LIBRARY_PATH as it is now (default: unset, like a module
-  /// environment that sets none).
+  /// Search LD_LIBRARY_PATH as it is now (default: unset, like a module environment).
   bool use_ld_library_path = false;
-  /// Directories whose libraries are expected (the module tree): the
-  /// prefix itself is always allowed.
+  /// Directories whose libraries are expected (the module tree); the prefix always is.
   std::vector<std::filesystem::path> allowed_roots;
 };
 

@@ -1,9 +1,7 @@
-// Installing wheels into an EasyBuild-style prefix as one step that either
-// happens completely or not at all: unpack every wheel into a staging
-// directory (wheel/installer.hpp), drop the requirements EasyBuild modules
-// satisfy from METADATA, relink at the modules (relink.hpp), byte-compile
-// with the target Python, keep RECORD true to every changed file, then
-// move the staging directory into place (staging.hpp).
+// Installing wheels into an EasyBuild-style prefix, all or nothing: unpack every wheel into a
+// staging directory (wheel/installer.hpp), drop the requirements EasyBuild modules satisfy from
+// METADATA, relink at the modules (relink.hpp), byte-compile with the target Python, keep RECORD
+// true to every changed file, then move the staging directory into place (staging.hpp).
 #pragma once
 
 #include <filesystem>
@@ -35,8 +33,7 @@ struct PrefixInstallRequest {
   std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
   std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
-  /// Written into the prefix with its site-packages and installed wheels
-  /// filled in (provenance.hpp); nullopt: none.
+  /// Written into the prefix, site-packages and installed wheels filled in (provenance.hpp).
   std::optional<Provenance> provenance;
 };
 
@@ -48,13 +45,11 @@ struct PrefixInstallResult {
   std::optional<CheckSummary> check;
 };
 
-/// Does it all in a staging directory and commits it only when every step
-/// succeeded; on any failure the staging directory is removed and the
-/// prefix (old or absent) is untouched. Throws what the steps throw:
-/// UsageError (prefix exists without replace), IntegrityError (a wheel),
-/// CheckFailedError (a library no module provides, or one the static
-/// loader cannot find — the check runs on the staged tree, so a prefix that
-/// would not load is never committed), IoError.
+/// Does it all in a staging directory, committed only when every step succeeded; on failure the
+/// staging directory is removed and the prefix (old or absent) is untouched. Throws what the steps
+/// throw: UsageError (prefix exists without replace), IntegrityError (a wheel), CheckFailedError
+/// (a library no module provides, or one the static loader cannot find: the check runs on the
+/// staged tree, so a prefix that would not load is never committed), IoError.
 PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Reporter& reporter);
 
 }  // namespace wheelmod::prefix

@@ -1,7 +1,6 @@
-// How wheelmod made an installation: PREFIX/easybuild/wheelmod-install.json,
-// beside the logs EasyBuild keeps there. `wheelmod install` writes it; the
-// module writer reads it for the modules to load, the Python, and the
-// installed wheels.
+// How wheelmod made an installation: PREFIX/easybuild/wheelmod-install.json, beside EasyBuild's
+// logs. `wheelmod install` writes it; the module writer reads it for the modules to load, the
+// Python, and the installed wheels.
 #pragma once
 
 #include <filesystem>
@@ -12,7 +11,6 @@
 
 namespace wheelmod::prefix {
 
-/// Where the provenance lives, relative to the prefix.
 inline const std::filesystem::path k_provenance_file = "easybuild/wheelmod-install.json";
 
 struct InstalledProject {
@@ -41,10 +39,9 @@ struct Provenance {
 /// Writes `provenance` into `prefix` (atomically). Throws IoError.
 void write_provenance(const std::filesystem::path& prefix, const Provenance& provenance);
 
-/// Reads the provenance of `prefix`. Throws UsageError (exit 2) when there
-/// is none (not an installation wheelmod made), or it is no JSON object of
-/// schema 1 listing at least one installed wheel with its name, version
-/// and dist-info.
+/// Throws UsageError (exit 2) when `prefix` has none (not an installation wheelmod made), or it is
+/// no JSON object of schema 1 listing at least one installed wheel with its name, version and
+/// dist-info.
 Provenance read_provenance(const std::filesystem::path& prefix);
 
 }  // namespace wheelmod::prefix

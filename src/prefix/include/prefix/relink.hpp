@@ -1,7 +1,6 @@
-// `wheelmod relink`: every ELF file of an installed prefix gets its search
-// path re-pointed from the nvidia-* wheel directories it was built for at
-// the site's EasyBuild module directories (easybuild/library_map.hpp),
-// written in place where it fits (elf/search_path_editor.hpp).
+// `wheelmod relink`: every ELF file of an installed prefix gets its search path re-pointed from
+// the nvidia-* wheel directories it was built for at the site's EasyBuild module directories
+// (easybuild/library_map.hpp), written in place where it fits (elf/search_path_editor.hpp).
 #pragma once
 
 #include <cstdint>
@@ -16,14 +15,12 @@
 
 namespace wheelmod::prefix {
 
-/// The one `lib/pythonX.Y/site-packages` of `prefix`. Throws UsageError
-/// (exit 2) when there is none or more than one.
+/// The one `lib/pythonX.Y/site-packages` of `prefix`; UsageError (exit 2) for none or several.
 std::filesystem::path find_site_packages(const std::filesystem::path& prefix);
 
-/// Every regular ELF file below `prefix`, in path order; symlinks are not
-/// followed (the file they name is visited under its own name); the partial
-/// copies a killed relink left (".NAME.wheelmod-XXXXXX" beside NAME) are
-/// skipped. Throws IoError when the directory cannot be walked.
+/// Every regular ELF file below `prefix`, in path order, symlinks not followed; the partial copies
+/// a killed relink left (".NAME.wheelmod-XXXXXX" beside NAME) are skipped. Throws IoError when
+/// the directory cannot be walked.
 std::vector<std::filesystem::path> elf_files(const std::filesystem::path& prefix);
 
 struct RelinkOptions {
@@ -34,8 +31,7 @@ struct RelinkOptions {
   elf::SearchPathTag tag = elf::SearchPathTag::rpath;
   bool dry_run = false;
   std::string patchelf = "patchelf";
-  /// The prefix is a staging directory nothing has mapped: libraries whose
-  /// path must grow are edited in place, without a copy (elf::EditOptions).
+  /// A staging prefix nothing has mapped: growing paths are edited without a copy (EditOptions).
   bool staging = false;
 };
 
@@ -51,12 +47,10 @@ struct RelinkReport {
   std::vector<FileRelink> files;  // those with a search path, in path order
 };
 
-/// Takes the prefix's lock (staging.hpp) unless dry_run or staging. Plans
-/// every file first; when any entry is unmapped (a library no
-/// installed module provides) throws CheckFailedError (exit 6) listing the
-/// packages and files, before anything is written. Then removes the copies
-/// a killed relink left and edits each file (nothing with dry_run). Throws
-/// IoError for unreadable or unwritable files.
+/// Takes the prefix's lock (staging.hpp) unless dry_run or staging. Plans every file first; when
+/// any entry is unmapped (a library no installed module provides), throws CheckFailedError (exit
+/// 6) listing the packages and files before anything is written. Then removes the copies a killed
+/// relink left and edits each file. Throws IoError for unreadable or unwritable files.
 RelinkReport relink_prefix(const std::filesystem::path& prefix, const RelinkOptions& options,
                            Reporter& reporter);
 

@@ -1,9 +1,7 @@
-// Installing without ever exposing half a prefix: everything is built in a
-// staging directory beside the target (same file system), then moved into
-// place with one rename(2) — or, when an old prefix is being replaced,
-// swapped with it atomically (renameat2 RENAME_EXCHANGE, Linux 3.15+) and
-// the old tree removed afterwards. At every instant the target path is
-// either the old installation or the new one.
+// Installing without ever exposing half a prefix: everything is built in a staging directory
+// beside the target (same file system), then moved into place with one rename(2), or swapped with
+// an old prefix atomically (renameat2 RENAME_EXCHANGE, Linux 3.15+) and the old tree removed. At
+// every instant the target path is either the old installation or the new one.
 #pragma once
 
 #include <filesystem>
@@ -16,20 +14,16 @@ namespace wheelmod::prefix {
 
 enum class ReplaceExisting { no, yes };
 
-/// Locks the installation prefix `target` against other wheelmod processes
-/// (install, relink) through `.NAME.wheelmod.lock` beside it, which EasyBuild
-/// and tools listing the parent directory ignore; `on_wait` hears when it
-/// must wait. Throws IoError when the parent is not writable.
+/// Locks prefix `target` against other wheelmod runs (install, relink) via `.NAME.wheelmod.lock`
+/// beside it; `on_wait` hears when it must wait. Throws IoError when the parent is not writable.
 DirectoryLock lock_prefix(const std::filesystem::path& target,
                           const std::function<void(const std::string&)>& on_wait);
 
 class Staging {
  public:
-  /// Locks the target against other wheelmod processes (a lock file in its
-  /// parent; `on_wait` hears when it must wait), removes staging directories
-  /// that killed runs left, and creates a fresh one. Throws UsageError (exit
-  /// 2) when the target exists and `replace` is no — before creating
-  /// anything — and IoError when the parent is not writable.
+  /// Locks the target (lock_prefix), removes staging directories killed runs left, and creates a
+  /// fresh one. Throws UsageError (exit 2) when the target exists and `replace` is no (before
+  /// creating anything), IoError when the parent is not writable.
   Staging(const std::filesystem::path& target, ReplaceExisting replace,
           const std::function<void(const std::string&)>& on_wait);
   /// Removes the staging directory unless commit() succeeded.

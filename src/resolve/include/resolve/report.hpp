@@ -1,7 +1,6 @@
-// What `wheelmod resolve` found: the chosen wheels, why, their dependencies
-// and the EasyBuild modules that provide them. The JSON form is a stable,
-// documented contract (docs/resolve-report.md) that `fetch --from-report`
-// and scripts read.
+// What `wheelmod resolve` found: the chosen wheels, why, their dependencies and the EasyBuild
+// modules that provide them. The JSON form is a stable, documented contract
+// (docs/resolve-report.md) that `fetch --from-report` and scripts read.
 #pragma once
 
 #include <cstdint>
@@ -74,7 +73,6 @@ struct ChosenWheel {
   std::vector<Dependency> dependencies;
 };
 
-/// Everything a report prints.
 struct ResolveReport {
   std::string index;  // root URL (credentials masked)
   std::vector<std::string> specs;
@@ -89,12 +87,11 @@ struct ResolveReport {
 
 nlohmann::json to_json(const ResolveReport& report);
 
-/// Reads a report written by to_json (schema_version 1), for
-/// `fetch --from-report`. Requires `schema_version`, `index`, `specs` and
-/// `wheels[]` with `name`, `version`, `filename`, `url`, `sha256` and
-/// `size` (null allowed where to_json writes null); other fields are read
-/// when present. Throws UsageError (exit 2) naming `source` and the JSON
-/// path of the first bad field ("wheels[1].sha256: expected 64 hex digits").
+/// Reads a report written by to_json (schema_version 1), for `fetch --from-report`. Requires
+/// `schema_version`, `index`, `specs` and `wheels[]` with `name`, `version`, `filename`, `url`,
+/// `sha256` and `size` (null allowed where to_json writes null); other fields are read when
+/// present. Throws UsageError (exit 2) naming `source` and the JSON path of the first bad field
+/// ("wheels[1].sha256: expected 64 hex digits").
 ResolveReport report_from_json(const nlohmann::json& document, std::string_view source);
 
 }  // namespace wheelmod::resolve

@@ -1,9 +1,7 @@
-// Choosing the wheels: the variant directory for the accelerator, then for
-// each requested project the highest version that satisfies its
-// specifiers, fits the variant and the target's tags, and agrees with the
-// pins between the requested projects (torchvision 0.21.0 requires
-// torch==2.6.0); then each wheel's dependencies mapped to EasyBuild modules
-// or bundled wheels.
+// Choosing the wheels: the variant directory for the accelerator, then for each requested project
+// the highest version that satisfies its specifiers, fits the variant and the target's tags, and
+// agrees with the pins between requested projects (torchvision 0.21.0 requires torch==2.6.0);
+// then each wheel's dependencies mapped to EasyBuild modules or bundled wheels.
 #pragma once
 
 #include <functional>
@@ -39,15 +37,13 @@ struct ResolveRequest {
   pep::TagTarget tag_target;  // python, arch, glibc
   bool no_deps = false;
   MissingLibraries missing_libraries = MissingLibraries::report;
-  /// Whether the site has a module ("cuDNN/9.5.1.17-CUDA-12.6.0"); unset:
-  /// every module of the generation's table is taken to exist. Consulted
-  /// for CUDA libraries only, whose directories the relink needs.
+  /// Whether the site has a module ("cuDNN/9.5.1.17-CUDA-12.6.0"), asked for CUDA libraries only
+  /// (the relink needs their directories); unset: every module of the generation's table exists.
   std::function<bool(const std::string& module)> module_installed;
 };
 
-/// Resolves `request`. Throws UnsatisfiableError (exit 3) listing the
-/// nearest candidates and why each was rejected when a requested project
-/// has no fitting wheel, IoError / IntegrityError from the index.
+/// Throws UnsatisfiableError (exit 3) when a requested project has no fitting wheel, listing the
+/// nearest candidates and why each was rejected; IoError / IntegrityError from the index.
 ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter);
 
 }  // namespace wheelmod::resolve

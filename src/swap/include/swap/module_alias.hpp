@@ -1,10 +1,8 @@
-// The transparent swap: dependents name one PyTorch module (the canonical
-// name, PyTorch/2.7.1-foss-2024a-CUDA-12.6.0) and Lmod resolves it to the
-// build in use through a `module_version` alias in the name's
-// `.modulerc.lua` (Lmod mrc_funcs.lua: module_version(full_name, version...)
-// gives full_name an extra version). Swapping rewrites that one line, by
-// rename; the previous target is recorded beside it for --rollback, and
-// every build keeps its own module file (the wheel one under its -whl name).
+// The transparent swap: dependents name the canonical module (PyTorch/2.7.1-foss-2024a-CUDA-12.6.0)
+// and Lmod resolves it to the build in use through a `module_version` alias in `.modulerc.lua`
+// (Lmod mrc_funcs.lua: module_version(full_name, version...) gives full_name an extra version).
+// A swap rewrites that line by rename, recording the previous target for --rollback; every build
+// keeps its own module file (the wheel one under its -whl name).
 #pragma once
 
 #include <filesystem>
@@ -22,16 +20,15 @@ struct ModuleAlias {
   std::optional<std::string> previous;  // what it pointed at before the last swap
 };
 
-/// Reads the alias of `canonical` ("Name/version") under `modulepath`
-/// (which holds all/Name/...). A missing .modulerc.lua means no alias yet.
+/// Reads the alias of `canonical` ("Name/version") under `modulepath` (holding all/Name/...);
+/// a missing .modulerc.lua means no alias yet.
 ModuleAlias read_alias(const std::filesystem::path& modulepath, const std::string& canonical);
 
 /// Points the alias at `target` (a full module name), recording the old
 /// target as previous; other lines of the file are kept. Atomic (rename).
 void write_alias(const ModuleAlias& alias, const std::string& target);
 
-/// The module file of a full module name (all/Name/version.lua, else the
-/// Tcl file all/Name/version); throws UsageError when there is none.
+/// A full module name's all/Name/version.lua, else the Tcl all/Name/version; else UsageError.
 std::filesystem::path module_file(const std::filesystem::path& modulepath,
                                   const std::string& module);
 
@@ -39,8 +36,7 @@ std::filesystem::path module_file(const std::filesystem::path& modulepath,
 /// EasyBuild and wheelmod write it) or `set root …` (Tcl). Throws UsageError.
 std::filesystem::path module_root(const std::filesystem::path& file);
 
-/// The prefixes of the modules under `modulepath` whose files name
-/// `canonical` (depends_on / load / prereq of it): the dependents.
+/// The dependents: prefixes of modules under `modulepath` that depends_on/load/prereq `canonical`.
 std::vector<std::filesystem::path> dependents_of(const std::filesystem::path& modulepath,
                                                  const std::string& canonical);
 

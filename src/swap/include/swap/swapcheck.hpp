@@ -1,9 +1,7 @@
-// Stage 2: can a source-built PyTorch (the candidate) replace the wheel one
-// (the current) under the packages already installed on top of it? For
-// each dependent: safe (Python only), compatible (every symbol it takes
-// from the current torch exists in the candidate's, same C++ ABI, pins and
-// CUDA major met), breaks (with every reason), or relink needed (its RPATH
-// names the current prefix by absolute path; --fix re-points it).
+// Stage 2: can a source-built PyTorch (candidate) replace the wheel one (current) under the
+// packages installed on it? Per dependent: safe (Python only), compatible (every symbol it takes
+// from the current torch is in the candidate's, same C++ ABI, pins and CUDA major met), breaks
+// (with every reason), or relink needed (absolute RPATH into the current prefix; --fix re-points).
 #pragma once
 
 #include <cstddef>
@@ -21,9 +19,8 @@ struct TorchInstall {
   std::filesystem::path prefix;
   std::filesystem::path torch_lib;  // site-packages/torch/lib
   std::string version;              // 2.7.1+cu126 (torch's METADATA)
-  /// Every symbol its libraries export at a default version, name -> its
-  /// GNU symbol version ("" when unversioned). Hashed: each dependent's
-  /// imports are looked up here, hundreds of thousands of lookups per scan.
+  /// Symbols its libraries export at a default version -> GNU version ("" when unversioned).
+  /// Hashed: dependents' imports make hundreds of thousands of lookups per scan.
   std::unordered_map<std::string, std::string> exports;
   std::set<std::string> libraries;  // sonames (or file names) in torch/lib
   std::set<std::string> needed;     // what those libraries need (libcudnn.so.9, ...)
@@ -32,8 +29,7 @@ struct TorchInstall {
   bool rocm = false;
 };
 
-/// Reads a prefix that holds torch (lib/pythonX.Y/site-packages/torch).
-/// Throws UsageError when there is no torch in it.
+/// Reads a prefix holding lib/pythonX.Y/site-packages/torch; UsageError when there is none.
 TorchInstall read_torch_install(const std::filesystem::path& prefix);
 
 enum class Verdict { safe, compatible, relink_needed, breaks };
@@ -44,9 +40,8 @@ struct Reason {
                        // provided", "RPATH into the current prefix"
   std::string file;    // the ELF file or dist-info it concerns, relative to the dependent's prefix
   std::string detail;  // what is wrong: the requirement, the library, the entry, how many symbols
-  /// For the symbol kinds: one reason per file and kind, naming every
-  /// symbol (demangled) in import order. An extension built against the
-  /// other C++ ABI misses thousands; one line each would drown the report.
+  /// For the symbol kinds, one reason per file and kind names every symbol (demangled) in import
+  /// order: an extension built against the other C++ ABI misses thousands.
   std::vector<std::string> symbols{};
 };
 
@@ -71,10 +66,9 @@ struct SwapcheckReport {
   [[nodiscard]] bool ok() const;  // every dependent safe or compatible (or fixed)
 };
 
-/// The install prefixes under each of `roots`: a root that is a prefix
-/// (lib/pythonX.Y/site-packages) itself, else every prefix up to two levels
-/// below it (an EasyBuild `software/` tree: Name/version). The current and
-/// candidate prefixes are left out.
+/// The install prefixes under each of `roots`, but not in `skip` (the current and candidate): a
+/// root that is a prefix (lib/pythonX.Y/site-packages) itself, else every prefix up to two levels
+/// below it (an EasyBuild `software/` tree: Name/version).
 std::vector<std::filesystem::path> find_dependents(const std::vector<std::filesystem::path>& roots,
                                                    const std::set<std::filesystem::path>& skip);
 

@@ -1,9 +1,7 @@
-// Installing one wheel into a prefix (PEP 427 "Installing a wheel", the
-// PyPA "Binary distribution format" and "Recording installed projects"
-// specifications): entries unpacked with libzip on several threads, each
-// hashed while it is written and checked against the wheel's RECORD, the
-// `.data` directories mapped to the scheme, console scripts written, and
-// a new RECORD listing the installed paths. libzip stays out of this header.
+// Installing one wheel into a prefix (PEP 427, the PyPA "Binary distribution format" and
+// "Recording installed projects" specs): entries unpacked with libzip (kept out of this header)
+// on several threads, each hashed as written and checked against RECORD; `.data` directories
+// mapped to the scheme, console scripts written, and a new RECORD of the installed paths.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +14,8 @@
 
 namespace wheelmod::wheel {
 
-/// Where each part of a wheel goes, EasyBuild's layout for a Python
-/// prefix: `lib/pythonX.Y/site-packages`, `bin`, `include/pythonX.Y/<name>`
-/// and the prefix itself for `.data/data`.
+/// EasyBuild's layout for a Python prefix: `lib/pythonX.Y/site-packages`, `bin`,
+/// `include/pythonX.Y/<name>`, and the prefix itself for `.data/data`.
 struct InstallScheme {
   std::filesystem::path root;  // the prefix (or the staging directory standing in for it)
   std::string python_version;  // "3.12": the X.Y of lib/pythonX.Y
@@ -30,16 +27,12 @@ struct InstallScheme {
 };
 
 struct InstallOptions {
-  /// Threads unpacking entries (0 = one per core).
-  unsigned threads = 0;
-  /// Written to the dist-info's INSTALLER file.
-  std::string installer = "wheelmod";
-  /// The interpreter line for scripts: `.data/scripts` files starting with
-  /// `#!python` and generated console-script wrappers get
-  /// "#!" + this. `/usr/bin/env python` finds the module's Python on PATH.
+  unsigned threads = 0;                // threads unpacking entries; 0 = one per core
+  std::string installer = "wheelmod";  // written to the dist-info's INSTALLER file
+  /// "#!" + this heads `.data/scripts` files starting with `#!python` and console-script
+  /// wrappers; `/usr/bin/env python` finds the module's Python on PATH.
   std::string script_interpreter = "/usr/bin/env python";
-  /// An entry whose uncompressed size exceeds this many times its
-  /// compressed size (and 1 MiB) is refused as a zip bomb.
+  /// An entry larger than this many times its compressed size (and 1 MiB) is refused as a zip bomb.
   std::uint64_t max_compression_ratio = 1000;
 };
 
@@ -48,22 +41,18 @@ struct InstalledWheel {
   std::string version;  // as in the wheel's METADATA
   /// Relative to scheme.root: lib/python3.12/site-packages/torch-2.6.0.dist-info
   std::filesystem::path dist_info;
-  /// The installed RECORD, paths relative to the site-packages directory
-  /// as the spec requires (../../../bin/x for scripts).
+  /// The installed RECORD, paths relative to site-packages (../../../bin/x for scripts).
   std::vector<pep::RecordEntry> record;
   std::uint64_t files = 0;
   std::uint64_t bytes = 0;  // uncompressed bytes written
 };
 
-/// Installs `wheel_file` under scheme.root. Throws IntegrityError (exit 5)
-/// for an unsafe archive (absolute or `..` paths, control characters,
-/// symlinks, duplicate names, sizes that disagree with the central
-/// directory, zip bombs, a missing or malformed RECORD) or an entry whose
-/// hash or size differs from RECORD; IoError (exit 4) for file-system
-/// failures; UsageError (exit 2) when the file is not a wheel (name, zip,
-/// WHEEL file, Wheel-Version major other than 1). What was written before
-/// a failure stays under scheme.root: the caller installs into a staging
-/// directory and removes it (the prefix stays untouched).
+/// Installs `wheel_file` under scheme.root. Throws IntegrityError (exit 5) for an unsafe archive
+/// (absolute or `..` paths, control characters, symlinks, duplicate names, sizes that disagree
+/// with the central directory, zip bombs, a missing or malformed RECORD) or an entry whose hash
+/// or size differs from RECORD; IoError (exit 4) for file-system failures; UsageError (exit 2)
+/// when the file is not a wheel (name, zip, WHEEL file, Wheel-Version major other than 1). A
+/// failure leaves what was written under scheme.root: callers install into a staging directory.
 InstalledWheel install_wheel(const std::filesystem::path& wheel_file, const InstallScheme& scheme,
                              const InstallOptions& options, Reporter& reporter);
 

@@ -1,7 +1,6 @@
-// Reading a zip archive's structure from byte ranges, without the whole
-// file: the end-of-central-directory record (and its ZIP64 form), the
-// central directory, and a local file header. Pure: bytes in, records out.
-// Spec: PKWARE APPNOTE.TXT 6.3.x, §4.3 (layout) and §4.4 (fields).
+// Reading a zip archive's structure from byte ranges, without the whole file: the
+// end-of-central-directory record (and its ZIP64 form), the central directory, and a local file
+// header. Pure: bytes in, records out. Spec: PKWARE APPNOTE.TXT 6.3.x, §4.3 and §4.4.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +30,9 @@ struct CentralDirectoryLocation {
   std::uint64_t entries = 0;
 };
 
-/// Finds the end-of-central-directory record in `tail`, the last
-/// `tail.size()` bytes of an archive of `archive_size` bytes (read at
-/// least 64 KiB + 22 bytes so the comment fits; ZIP64 locator and record
-/// are followed when present in `tail`).
+/// Finds the end-of-central-directory record in `tail`, the last bytes of an archive of
+/// `archive_size` bytes (read at least 64 KiB + 22 bytes so the comment fits), following the ZIP64
+/// locator and record when present in `tail`.
 pep::Parsed<CentralDirectoryLocation> find_central_directory(std::span<const std::uint8_t> tail,
                                                              std::uint64_t archive_size);
 
@@ -42,12 +40,10 @@ pep::Parsed<CentralDirectoryLocation> find_central_directory(std::span<const std
 pep::Parsed<std::vector<ZipEntryInfo>> parse_central_directory(std::span<const std::uint8_t> bytes,
                                                                std::uint64_t count);
 
-/// Length of the local file header at the start of `bytes` (fixed part +
-/// name + extra field), i.e. where the entry's data begins.
+/// Length of the local file header starting `bytes` (fixed + name + extra): where data begins.
 pep::Parsed<std::uint64_t> local_header_length(std::span<const std::uint8_t> bytes);
 
-/// Inflates raw deflate data (method 8) or copies stored data (method 0),
-/// checking the size and CRC-32 against `entry`.
+/// Inflates raw deflate data (method 8) or copies stored data (0), checking size and CRC-32.
 pep::Parsed<std::string> extract_entry_data(const ZipEntryInfo& entry,
                                             std::span<const std::uint8_t> data);
 

@@ -1,7 +1,6 @@
-// A checked walk over a yaml-cpp tree, for every YAML file wheelmod reads
-// (the toolchain tables, mirror specs). Every node knows its file, key path
-// and mark, so each error names `file:line:column` and the key path
-// (`generations.2024a.cuda.version`).
+// A checked walk over a yaml-cpp tree, for every YAML file wheelmod reads (toolchain tables,
+// mirror specs). Every node knows its file, key path and mark, so each error names
+// `file:line:column` and the key path (`generations.2024a.cuda.version`).
 #pragma once
 
 #include <filesystem>
@@ -55,18 +54,14 @@ class Cursor {
   /// Fails unless the key is a string to YAML (`'2024a'`, not `2024`).
   void require_string_key() const;
 
-  /// The elements of a sequence.
   [[nodiscard]] std::vector<Cursor> items() const;
 
-  /// Any scalar as text (for names, paths, reasons). The readers below also
-  /// serve as checks, so their results may be dropped.
+  /// Any scalar as text. The readers below also serve as checks: their results may be dropped.
   std::string text() const;
   /// A scalar that is a string to YAML: quoted, or plain but not a number.
   std::string version() const;
-  /// An EasyBuildMNS module name.
-  std::string module() const;
-  /// A plain integer.
-  [[nodiscard]] long integer() const;
+  std::string module() const;          // an EasyBuildMNS module name
+  [[nodiscard]] long integer() const;  // a plain integer
   /// A sequence of `text()` scalars, and one of `version()` scalars.
   [[nodiscard]] std::vector<std::string> texts() const;
   [[nodiscard]] std::vector<std::string> versions() const;
