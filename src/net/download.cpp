@@ -71,11 +71,7 @@ class Batch {
       : m_requests(requests),
         m_options(options),
         m_reporter(reporter),
-        m_settings{.connect_timeout = options.connect_timeout,
-                   .stall_timeout = options.stall_timeout,
-                   .cacert = options.cacert,
-                   .user_agent = options.user_agent},
-        m_ca(ca_bundle(options.cacert)) {
+        m_ca(ca_bundle(options.connection.cacert)) {
     m_result.results.resize(requests.size());
     if (!options.cache_dir.empty()) m_cache.emplace(options.cache_dir);
   }
@@ -157,8 +153,7 @@ class Batch {
 
   void queue_transfer(std::size_t index) {
     const auto& request = m_requests[index];
-    auto transfer =
-        std::make_unique<Transfer>(request, index, m_options, m_settings, m_ca, m_reporter);
+    auto transfer = std::make_unique<Transfer>(request, index, m_options, m_ca, m_reporter);
     // Resume only what this URL left: the validator is that server's word
     // for that file, and is meaningless for another.
     if (const auto leftover = find_leftover(request.destination);
@@ -317,7 +312,6 @@ class Batch {
   const std::vector<DownloadRequest>& m_requests;
   const DownloadOptions& m_options;
   Reporter& m_reporter;
-  TransferSettings m_settings;
   std::string m_ca;
   std::optional<WheelCache> m_cache;
   std::vector<std::unique_ptr<Transfer>> m_transfers;

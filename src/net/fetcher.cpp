@@ -80,7 +80,7 @@ struct Fetcher::Impl {
 
   milliseconds delay(unsigned attempt, std::optional<milliseconds> retry_after) {
     const double jitter = std::uniform_real_distribution<double>(0.5, 1.5)(random);
-    return retry_delay(options.backoff, attempt, retry_after, jitter);
+    return retry_delay(options.connection.backoff, attempt, retry_after, jitter);
   }
 
   /// Sends `request` until an answer that retrying cannot change: any

@@ -34,7 +34,7 @@ std::string ca_bundle(const std::string& cacert) {
   return {};
 }
 
-void set_common_options(CurlHandle& handle, const TransferSettings& settings,
+void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
                         const std::string& ca) {
   handle.set(CURLOPT_PROTOCOLS_STR, "http,https", "CURLOPT_PROTOCOLS_STR");
   handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR");

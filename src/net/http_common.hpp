@@ -13,15 +13,9 @@
 #include <string_view>
 
 #include "curl_handle.hpp"
+#include "net/connection.hpp"
 
 namespace wheelmod::net {
-
-struct TransferSettings {
-  std::chrono::seconds connect_timeout{20};
-  std::chrono::seconds stall_timeout{60};
-  std::string cacert;  // empty: SSL_CERT_FILE, CURL_CA_BUNDLE or libcurl's default
-  std::string user_agent = "wheelmod";
-};
 
 /// The CA bundle to use: the option, else SSL_CERT_FILE, else
 /// CURL_CA_BUNDLE, else "" (libcurl's default).
@@ -30,7 +24,7 @@ std::string ca_bundle(const std::string& cacert);
 /// Options every wheelmod transfer gets: http(s) only, redirects, HTTP/2
 /// over TLS when offered, verified TLS, a stall (not total) timeout,
 /// proxies from the environment. `ca` must outlive the transfer.
-void set_common_options(CurlHandle& handle, const TransferSettings& settings,
+void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
                         const std::string& ca);
 
 /// libcurl's LOW_SPEED check averages over a window of several seconds,

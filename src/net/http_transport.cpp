@@ -13,15 +13,8 @@ std::optional<std::string_view> HttpResult::header(std::string_view name) const 
 }
 
 struct HttpTransport::State {
-  explicit State(const FetcherOptions& o)
-      : options(o),
-        settings{.connect_timeout = o.connect_timeout,
-                 .stall_timeout = o.stall_timeout,
-                 .cacert = o.cacert,
-                 .user_agent = o.user_agent},
-        ca(ca_bundle(o.cacert)) {}
+  explicit State(const FetcherOptions& o) : options(o), ca(ca_bundle(o.connection.cacert)) {}
   const FetcherOptions& options;
-  TransferSettings settings;
   CurlHandle handle;
   std::string ca;
   char error[CURL_ERROR_SIZE] = {};
@@ -69,7 +62,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 
 int on_progress(void* user, curl_off_t, curl_off_t received, curl_off_t, curl_off_t) {
   auto& state = *static_cast<HttpTransport::State*>(user);
-  return state.stall.check(received, state.options.stall_timeout) ? 1 : 0;
+  return state.stall.check(received, state.options.connection.stall_timeout) ? 1 : 0;
 }
 
 }  // namespace
@@ -86,7 +79,7 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   handle.reset();
   state.error[0] = '\0';
   handle.set(CURLOPT_URL, request.url.c_str(), "CURLOPT_URL");
-  set_common_options(handle, state.settings, state.ca);
+  set_common_options(handle, state.options.connection, state.ca);
   handle.set(CURLOPT_ACCEPT_ENCODING, request.encoding == ContentEncoding::any ? "" : "identity",
              "CURLOPT_ACCEPT_ENCODING");
   handle.set(CURLOPT_HTTPHEADER, headers.get(), "CURLOPT_HTTPHEADER");
@@ -124,7 +117,7 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
     if (state.stall.stalled() ||
         (code == CURLE_OPERATION_TIMEDOUT &&
          std::string_view(state.error).find("too slow") != std::string_view::npos)) {
-      result.failure_text = stall_text(options.stall_timeout);
+      result.failure_text = stall_text(options.connection.stall_timeout);
     } else {
       result.failure_text = curl_easy_strerror(code);
       if (state.error[0] != '\0') result.failure_text += std::string(": ") + state.error;

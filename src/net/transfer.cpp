@@ -56,14 +56,8 @@ std::string if_range_validator(std::optional<std::string_view> etag,
 }  // namespace
 
 Transfer::Transfer(const DownloadRequest& request, std::size_t index,
-                   const DownloadOptions& options, const TransferSettings& settings,
-                   const std::string& ca, Reporter& reporter)
-    : m_request(request),
-      m_index(index),
-      m_options(options),
-      m_settings(settings),
-      m_ca(ca),
-      m_reporter(reporter) {}
+                   const DownloadOptions& options, const std::string& ca, Reporter& reporter)
+    : m_request(request), m_index(index), m_options(options), m_ca(ca), m_reporter(reporter) {}
 
 void Transfer::adopt_leftover(std::uint64_t bytes, std::string validator,
                               std::optional<std::uint64_t> size) {
@@ -117,7 +111,7 @@ CURL* Transfer::begin_attempt() {
     if (!m_validator.empty()) m_request_headers->append("If-Range: " + m_validator);
   }
   m_handle.reset();
-  set_common_options(m_handle, m_settings, m_ca);
+  set_common_options(m_handle, m_options.connection, m_ca);
   m_handle.set(CURLOPT_URL, m_request.url.c_str(), "CURLOPT_URL");
   m_handle.set(CURLOPT_HTTPHEADER, m_request_headers->get(), "CURLOPT_HTTPHEADER");
   // Prefer a stream on an HTTP/2 connection already open to that host
@@ -161,7 +155,7 @@ long Transfer::status() const {
 }
 
 bool Transfer::should_abort(curl_off_t received) {
-  return m_stall.check(received, m_settings.stall_timeout);
+  return m_stall.check(received, m_options.connection.stall_timeout);
 }
 
 // The first body byte (or the end of a response without one): the status
@@ -304,8 +298,8 @@ void Transfer::schedule_retry(std::string cause, std::string hint,
                                      : hint);
     return;
   }
-  m_not_before = SteadyClock::now() +
-                 retry_delay(m_options.backoff, m_failures_in_a_row, retry_after, jitter());
+  m_not_before = SteadyClock::now() + retry_delay(m_options.connection.backoff, m_failures_in_a_row,
+                                                  retry_after, jitter());
 }
 
 AttemptVerdict Transfer::end_attempt(CURLcode code) {
@@ -329,7 +323,8 @@ AttemptVerdict Transfer::end_attempt(CURLcode code) {
     const bool stalled =
         m_stall.stalled() || (code == CURLE_OPERATION_TIMEDOUT &&
                               std::string_view(m_error).find("too slow") != std::string_view::npos);
-    std::string cause = stalled ? stall_text(m_settings.stall_timeout) : curl_easy_strerror(code);
+    std::string cause =
+        stalled ? stall_text(m_options.connection.stall_timeout) : curl_easy_strerror(code);
     if (!stalled && m_error[0] != '\0') cause += std::string(": ") + m_error;
     if (!stalled && classify(code) == TransportFailure::permanent) {
       m_failure = IoError(mask_credentials(m_request.url), cause, hint_for(code));

@@ -35,7 +35,7 @@ enum class AttemptVerdict {
 class Transfer {
  public:
   Transfer(const DownloadRequest& request, std::size_t index, const DownloadOptions& options,
-           const TransferSettings& settings, const std::string& ca, Reporter& reporter);
+           const std::string& ca, Reporter& reporter);
 
   /// Continue from the `.part` an earlier run left (hashing it first).
   void adopt_leftover(std::uint64_t bytes, std::string validator,
@@ -82,7 +82,6 @@ class Transfer {
   const DownloadRequest& m_request;
   std::size_t m_index;
   const DownloadOptions& m_options;
-  const TransferSettings& m_settings;
   const std::string& m_ca;
   Reporter& m_reporter;
   TaskId m_task = 0;  // set by the first begin_attempt

@@ -49,9 +49,9 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
   run.repair = options.repair;
   run.download.jobs = options.download.jobs;
   run.download.attempts = options.download.retries + 1;
-  run.download.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
-  run.download.cacert = options.download.cacert;
-  run.fetcher.cacert = options.download.cacert;
+  run.download.connection.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
+  run.download.connection.cacert = options.download.cacert;
+  run.fetcher.connection.cacert = options.download.cacert;
   if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);
   if (!options.eb_names.empty()) run.eb_names = options.eb_names;
 

@@ -157,8 +157,8 @@ net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
   net::DownloadOptions download;
   download.jobs = settings.jobs;
   download.attempts = settings.retries + 1;
-  download.stall_timeout = std::chrono::seconds(settings.stall_timeout);
-  download.cacert = settings.cacert;
+  download.connection.stall_timeout = std::chrono::seconds(settings.stall_timeout);
+  download.connection.cacert = settings.cacert;
   if (!settings.no_cache) {
     const auto cache = cache_dir_or_default(cache_dir);
     if (!cache.empty()) download.cache_dir = cache;

@@ -75,9 +75,9 @@ DownloadOptions fast(unsigned attempts = 3) {
   DownloadOptions options;
   options.jobs = 2;
   options.attempts = attempts;
-  options.backoff = std::chrono::milliseconds(10);
-  options.connect_timeout = std::chrono::seconds(5);
-  options.stall_timeout = std::chrono::seconds(1);
+  options.connection.backoff = std::chrono::milliseconds(10);
+  options.connection.connect_timeout = std::chrono::seconds(5);
+  options.connection.stall_timeout = std::chrono::seconds(1);
   return options;
 }
 

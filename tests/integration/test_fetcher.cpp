@@ -35,9 +35,9 @@ const std::string k_wheel_251_url = "cu124/torch-2.5.1%2Bcu124-cp312-cp312-linux
 FetcherOptions fast(unsigned attempts = 4) {
   FetcherOptions options;
   options.attempts = attempts;
-  options.backoff = std::chrono::milliseconds(5);
-  options.connect_timeout = std::chrono::seconds(5);
-  options.stall_timeout = std::chrono::seconds(10);
+  options.connection.backoff = std::chrono::milliseconds(5);
+  options.connection.connect_timeout = std::chrono::seconds(5);
+  options.connection.stall_timeout = std::chrono::seconds(10);
   return options;
 }
 
@@ -352,7 +352,7 @@ TEST_CASE("Fetcher fails at once on other 4xx", "[net][integration]") {
 
 TEST_CASE("Fetcher gives up on a stalled transfer", "[net][integration]") {
   auto options = fast(1);
-  options.stall_timeout = std::chrono::seconds(1);
+  options.connection.stall_timeout = std::chrono::seconds(1);
   Fetcher fetcher(options);
   const auto start = std::chrono::steady_clock::now();
   const auto error = io_error_of([&] { fetcher.get(servers().fault + "/stall/x"); });

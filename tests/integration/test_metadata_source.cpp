@@ -72,7 +72,7 @@ std::string nginx_host() {
 
 FetcherOptions fast() {
   FetcherOptions options;
-  options.backoff = std::chrono::milliseconds(5);
+  options.connection.backoff = std::chrono::milliseconds(5);
   return options;
 }
 

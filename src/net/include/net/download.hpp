@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/reporter.hpp"
+#include "net/connection.hpp"
 
 namespace wheelmod::net {
 
@@ -48,14 +49,7 @@ struct DownloadOptions {
   /// brought at least 1 MiB before it broke is progress and restarts the count (the next resumes
   /// from there); in all, a file gets at most 10 times this many requests.
   unsigned attempts = 5;
-  /// First backoff; doubled each retry, with jitter; `Retry-After` wins.
-  std::chrono::milliseconds backoff{500};
-  std::chrono::seconds connect_timeout{20};
-  /// Abort a transfer when no byte arrived for this long (not a total timeout).
-  std::chrono::seconds stall_timeout{60};
-  /// CA bundle; empty = SSL_CERT_FILE, CURL_CA_BUNDLE or the system's.
-  std::string cacert;
-  std::string user_agent = "wheelmod";
+  ConnectionOptions connection;
   /// Content-addressed wheel cache root (`<dir>/wheels/sha256/ab/abcd…`); empty = no cache.
   std::filesystem::path cache_dir;
 };

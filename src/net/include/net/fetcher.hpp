@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/reporter.hpp"
+#include "net/connection.hpp"
 
 namespace wheelmod::net {
 
@@ -23,14 +24,7 @@ struct FetcherOptions {
   std::filesystem::path cache_dir;
   /// Attempts per request, the first included.
   unsigned attempts = 4;
-  /// First backoff; doubled each retry, with jitter; `Retry-After` wins.
-  std::chrono::milliseconds backoff{500};
-  std::chrono::seconds connect_timeout{20};
-  /// Abort when no byte arrived for this long (not a total timeout).
-  std::chrono::seconds stall_timeout{60};
-  /// CA bundle; empty = SSL_CERT_FILE, CURL_CA_BUNDLE or the system's.
-  std::string cacert;
-  std::string user_agent = "wheelmod";
+  ConnectionOptions connection;
 };
 
 /// What one successful request gave.
