@@ -185,13 +185,15 @@ class DirTree(Tree):
         super().__init__([p.replace(os.sep, '/') for p in paths], self.base)
 
     def _read(self, path):
-        with open(os.path.join(self.base, path), encoding='utf-8') as f:
+        with open(os.path.join(self.base, path), encoding='utf-8', errors='replace') as f:
             return f.read()
 
 
 class GitTree(Tree):
     def __init__(self, git_dir, commit):
         self.git = ['git', '--git-dir', git_dir]
+        if not os.path.isdir(git_dir):
+            raise Failure(f'{git_dir}: not a directory')
         try:
             self.commit = self._run('rev-parse', '--verify', '--quiet',
                                     f'{commit}^{{commit}}').strip()
@@ -222,7 +224,7 @@ class GitTree(Tree):
         if len(header) != 3 or header[1] != 'blob':
             raise Failure(f'{path}: not in {self.description}')
         data = self._batch.stdout.read(int(header[2]) + 1)[:-1]
-        return data.decode('utf-8')
+        return data.decode('utf-8', errors='replace')
 
 
 # --- Parsing an easyconfig ----------------------------------------------------------
