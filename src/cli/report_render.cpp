@@ -64,6 +64,11 @@ std::string render_text(const ResolveReport& r) {
   out += "index:    " + r.index + "\n";
   out += "variant:  " + r.variant.variant + " (" + r.variant.reason + ")\n";
   for (const auto& tried : r.variant.tried) out += "          tried " + tried + "\n";
+  if (r.variant.minimum_driver)
+    out += "driver:   NVIDIA >= " + *r.variant.minimum_driver + " on the compute nodes" +
+           (r.target.nvidia_driver ? "; checked against " + *r.target.nvidia_driver
+                                   : std::string("; not checked here (--driver VERSION)")) +
+           "\n";
   for (const auto& w : r.wheels) {
     out += fmt::format("\n{} {}{}\n", w.name, w.version, w.requested ? "" : "  [bundled]");
     out += "  file:     " + w.filename + "\n";
@@ -91,6 +96,10 @@ std::string render_text(const ResolveReport& r) {
     out += "\nwarnings:\n";
     for (const auto& warning : r.warnings) out += "  " + warning + "\n";
   }
+  if (!r.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& note : r.notes) out += "  " + note + "\n";
+  }
   return out;
 }
 
@@ -113,7 +122,13 @@ std::string render_markdown(const ResolveReport& r) {
       "## wheelmod resolve: " + cell(fmt::format("{}", fmt::join(r.specs, " "))) + "\n\n";
   out += "- **Target:** " + cell(target_line(r)) + "\n";
   out += "- **Index:** `" + r.index + "`\n";
-  out += "- **Variant:** `" + r.variant.variant + "` — " + cell(r.variant.reason) + "\n\n";
+  out += "- **Variant:** `" + r.variant.variant + "` — " + cell(r.variant.reason) + "\n";
+  if (r.variant.minimum_driver)
+    out += "- **NVIDIA driver:** >= " + *r.variant.minimum_driver +
+           (r.target.nvidia_driver ? " (checked against " + cell(*r.target.nvidia_driver) + ")"
+                                   : std::string(" (not checked)")) +
+           "\n";
+  out += "\n";
   out += "| project | version | file | sha256 | tag |\n|---|---|---|---|---|\n";
   for (const auto& w : r.wheels)
     out +=
@@ -138,6 +153,10 @@ std::string render_markdown(const ResolveReport& r) {
   if (!r.warnings.empty()) {
     out += "\n### Warnings\n\n";
     for (const auto& warning : r.warnings) out += "- " + cell(warning) + "\n";
+  }
+  if (!r.notes.empty()) {
+    out += "\n### Notes\n\n";
+    for (const auto& note : r.notes) out += "- " + cell(note) + "\n";
   }
   return out;
 }

@@ -11,10 +11,17 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
   sub.add_option("--toolchain", selection.toolchain,
                  "EasyBuild toolchain, e.g. foss-2024a (gives Python and CUDA versions)");
   sub.add_option("--accelerator", selection.accelerator,
-                 "cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2 or rocm6.2.4 (default: cpu)");
+                 "cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2 or rocm6.2.4 (default: cpu, or the "
+                 "variant an --index URL names)");
   sub.add_option("--index", selection.index,
                  "Index root with variants below it: https://, http://, file:// or a path "
-                 "(default: https://download.pytorch.org/whl)");
+                 "(default: https://download.pytorch.org/whl); a variant directory's URL "
+                 "(.../whl/cu126) means the root and that variant");
+  sub.add_option("--driver", selection.driver,
+                 "NVIDIA driver of the compute nodes, e.g. 550.54.15: CUDA variants it cannot run "
+                 "are passed over (default: this machine's, if it has one; 'none': not checked)");
+  sub.add_option("--wheel-variant", selection.wheel_variant,
+                 "Accept PEP 825 variant wheels with this label (default: skip them)");
   sub.add_option("--python", selection.python, "Target Python X.Y (default: the toolchain's)");
   sub.add_option("--arch", selection.arch, "Target architecture (default: this host)");
   sub.add_option("--glibc", selection.glibc, "Target glibc 2.NN (default: this host)");

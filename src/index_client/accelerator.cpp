@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "core/url.hpp"
 #include "pep/version.hpp"
 
 namespace wheelmod::index_client {
@@ -107,6 +108,14 @@ pep::Parsed<Accelerator> Accelerator::parse(std::string_view text) {
     result.version = value.substr(4);
     return result;
   }
+  if (value == "xpu")
+    return fail(
+        "Intel XPU wheels are not supported: their intel-* runtime requirements have no "
+        "EasyBuild modules to map to, and their libraries are not relinked");
+  if (classify_directory(value) == DirectoryKind::legacy_variant)
+    return fail(
+        "a legacy directory of download.pytorch.org, no longer updated (pytorch/test-infra "
+        "manage_v2.py NOT_ACCEPTED_SUBDIR_PATTERNS)");
   return fail(
       "expected cpu, cuda, cuda:X.Y, cuXYZ (an index variant such as cu126), rocm, rocm:X.Y or "
       "rocmX.Y[.Z]");
@@ -137,30 +146,139 @@ std::optional<std::string> cuda_version_of_variant(std::string_view variant) {
          std::string(digits.substr(digits.size() - 1));
 }
 
-std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version) {
+namespace {
+
+// `candidate` (6.2.4) cut to as many parts as `wanted` has (6.2), compared with it.
+std::strong_ordering compare_at_precision(std::string_view candidate, std::string_view wanted) {
+  auto parts = numbers(candidate);
+  const auto wanted_parts = numbers(wanted);
+  parts.resize(std::min(parts.size(), wanted_parts.size()));
+  return parts <=> wanted_parts;
+}
+
+std::vector<std::string> rocm_candidates(std::string_view version,
+                                         const std::set<std::string>* listed) {
+  std::vector<std::string> known;
+  if (listed != nullptr) {
+    for (const auto& name : *listed)
+      if (name.starts_with("rocm") && is_dotted_version(std::string_view(name).substr(4)))
+        known.push_back(name);
+  } else {
+    known.assign(k_rocm_variants.begin(), k_rocm_variants.end());
+  }
+  const auto wanted = numbers(version);
+  // Same major; the series asked for first (rocm6.2.4 before rocm6.2), then older ones; each
+  // group newest first.
+  std::vector<std::pair<bool, std::string>> keyed;
+  for (const auto& name : known) {
+    const auto candidate = std::string_view(name).substr(4);
+    if (numbers(candidate)[0] != wanted[0]) continue;
+    const auto order = compare_at_precision(candidate, version);
+    if (order == std::strong_ordering::greater) continue;
+    keyed.emplace_back(order == std::strong_ordering::equal, name);
+  }
+  std::ranges::sort(keyed, [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first;
+    const auto va = pep::Version::parse(std::string_view(a.second).substr(4));
+    const auto vb = pep::Version::parse(std::string_view(b.second).substr(4));
+    return va && vb ? *va > *vb : a.second > b.second;
+  });
+  std::vector<std::string> out;
+  for (auto& [unused, name] : keyed) out.push_back(std::move(name));
+  // A version no list knows yet is still tried first, unless the index's own list says no.
+  const auto exact = "rocm" + std::string(version);
+  if (listed == nullptr && std::ranges::find(out, exact) == out.end())
+    out.insert(out.begin(), exact);
+  return out;
+}
+
+bool all_of_chars(std::string_view text, std::string_view allowed_extra) {
+  return !text.empty() && std::ranges::all_of(text, [&](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+           allowed_extra.find(c) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version,
+                                            const std::set<std::string>* listed) {
+  const auto keep_listed = [&](std::vector<std::string> names) {
+    if (listed == nullptr) return names;
+    std::erase_if(names, [&](const std::string& name) { return !listed->contains(name); });
+    return names;
+  };
   if (kind == AcceleratorKind::cpu) return {"cpu"};
   const auto wanted = numbers(version);
-  std::vector<std::string> out;
   if (kind == AcceleratorKind::cuda) {
+    std::vector<std::string> out;
     if (wanted.size() < 2) return out;
     for (unsigned minor = wanted[1] + 1; minor-- > 0;)
       out.push_back("cu" + std::to_string(wanted[0]) + std::to_string(minor));
-    return out;
+    return keep_listed(std::move(out));
   }
-  // ROCm: known directories of the same major whose version is not newer
-  // than the one asked for, newest first (rocm6.2.4 before rocm6.2).
-  const auto wanted_version = pep::Version::parse(version);
-  for (const auto variant : k_rocm_variants) {
-    const auto candidate_text = variant.substr(4);
-    const auto candidate = pep::Version::parse(candidate_text);
-    if (!candidate || !wanted_version) continue;
-    if (numbers(candidate_text)[0] != wanted[0]) continue;
-    if (*candidate <= *wanted_version) out.emplace_back(variant);
+  return rocm_candidates(version, listed);
+}
+
+DirectoryKind classify_directory(std::string_view name) {
+  if (name == "cpu" || name == "xpu") return DirectoryKind::variant;
+  if (name.starts_with("cu") && all_digits(name.substr(2))) return DirectoryKind::variant;
+  if (name.starts_with("rocm") && all_of_chars(name.substr(4), ".") &&
+      is_dotted_version(name.substr(4)))
+    return DirectoryKind::variant;
+  if (name == "cpu-cxx11-abi" || name == "cpu_pypi_pkg") return DirectoryKind::legacy_variant;
+  if (name.starts_with("cu")) {
+    const auto underscore = name.find('_');
+    const auto rest = underscore == std::string_view::npos ? "" : name.substr(underscore);
+    if (all_digits(name.substr(2, underscore - 2)) && (rest == "_full" || rest == "_pypi_cudnn"))
+      return DirectoryKind::legacy_variant;
   }
-  // A version the list does not know yet is still tried first.
-  const auto exact = "rocm" + std::string(version);
-  if (std::find(out.begin(), out.end(), exact) == out.end()) out.insert(out.begin(), exact);
+  return DirectoryKind::other;
+}
+
+std::set<std::string> listed_variants(const index::ProjectPage& root_page) {
+  std::set<std::string> out;
+  for (const auto& link : root_page.links) {
+    const Url url(link.url);
+    const auto path = url.path();
+    const auto last = path.rfind('/');
+    if (last == std::string_view::npos || last == 0) continue;
+    const auto before = path.rfind('/', last - 1);
+    const auto directory = path.substr(before == std::string_view::npos ? 0 : before + 1,
+                                       last - (before == std::string_view::npos ? 0 : before + 1));
+    const auto name = percent_decode(directory);
+    if (classify_directory(name) == DirectoryKind::variant) out.insert(name);
+  }
   return out;
+}
+
+std::optional<std::string> minimum_driver(std::string_view variant) {
+  const auto cuda = cuda_version_of_variant(variant);
+  if (!cuda) return std::nullopt;
+  const auto major = numbers(*cuda)[0];
+  if (major == 13) return "580";
+  if (major == 12) return "525.60.13";
+  if (major == 11) return "450.80.02";
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_nvidia_driver_version(std::string_view proc_text) {
+  const auto line = proc_text.substr(0, proc_text.find('\n'));
+  const auto module = line.find("Module");
+  if (module == std::string_view::npos) return std::nullopt;
+  auto rest = line.substr(module + 6);
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(rest[i])) == 0) continue;
+    std::size_t end = i;
+    while (end < rest.size() &&
+           (std::isdigit(static_cast<unsigned char>(rest[end])) != 0 || rest[end] == '.'))
+      ++end;
+    const auto token = rest.substr(i, end - i);
+    if (token.find('.') != std::string_view::npos && is_dotted_version(token))
+      return std::string(token);
+    i = end;
+  }
+  return std::nullopt;
 }
 
 }  // namespace wheelmod::index_client

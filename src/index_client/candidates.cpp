@@ -120,6 +120,16 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
       continue;
     }
     if (wheel->name != filter.project) continue;  // another project listed on the page
+    // PEP 825 (Draft): which variant fits a machine is decided by provider plugins that a later
+    // PEP will define; wheelmod takes one only when the user names its label.
+    if (wheel->variant_label && wheel->variant_label != filter.wheel_variant) {
+      set.rejected.push_back({link.filename,
+                              "a PEP 825 variant wheel (label '" + *wheel->variant_label +
+                                  "'); wheelmod takes ordinary wheels unless --wheel-variant " +
+                                  *wheel->variant_label + " is given",
+                              true});
+      continue;
+    }
     if (!filter.specifier.contains(wheel->version)) {
       set.rejected.push_back(
           {link.filename, "version " + wheel->version.str() + " does not match " +
@@ -149,6 +159,10 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
                    [](const Candidate& a, const Candidate& b) {
                      if (a.wheel.version != b.wheel.version)
                        return a.wheel.version > b.wheel.version;
+                     // PEP 825 "Variant ordering": a (chosen) variant wheel before the
+                     // non-variant ones of the same version.
+                     if (a.wheel.variant_label.has_value() != b.wheel.variant_label.has_value())
+                       return a.wheel.variant_label.has_value();
                      return a.rank < b.rank;
                    });
   return set;

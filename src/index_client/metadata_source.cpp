@@ -168,6 +168,13 @@ std::string distribution_of(const index::Link& link) {
   return link.filename.substr(0, link.filename.find('-'));
 }
 
+/// Thrown by fetch_pep658 when the file does not match the page's hash: the caller reads the
+/// wheel instead.
+struct MetadataMismatch {
+  std::string expected;
+  std::string computed;
+};
+
 std::optional<std::string> fetch_pep658(net::Fetcher& fetcher, const index::Link& link) {
   const std::string url = link.core_metadata_url();
   // Through the page cache: the file never changes (the page pins its
@@ -179,14 +186,8 @@ std::optional<std::string> fetch_pep658(net::Fetcher& fetcher, const index::Link
   // sha256 is checked (the only one indexes use for it in practice).
   if (link.core_metadata_hash && link.core_metadata_hash->algorithm == "sha256") {
     const std::string computed = sha256_hex(response->body);
-    if (computed != link.core_metadata_hash->hex) {
-      IntegrityError error(mask_credentials(url), "hash mismatch",
-                           "the index page and the .metadata file disagree (a stale CDN copy?); "
-                           "run again later, or report it to the index's operators");
-      error.with_detail("expected sha256:" + link.core_metadata_hash->hex);
-      error.with_detail("computed sha256:" + computed);
-      throw error;
-    }
+    if (computed != link.core_metadata_hash->hex)
+      throw MetadataMismatch{link.core_metadata_hash->hex, computed};
   }
   return std::move(response->body);
 }
@@ -250,21 +251,34 @@ std::string_view describe(MetadataSource source) {
 }
 
 WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& link) {
+  std::optional<std::string> warning;
   if (link.has_core_metadata) {
-    if (auto text = fetch_pep658(fetcher, link))
-      return WheelMetadata{.text = std::move(*text), .source = MetadataSource::pep658};
+    try {
+      if (auto text = fetch_pep658(fetcher, link))
+        return WheelMetadata{
+            .text = std::move(*text), .source = MetadataSource::pep658, .warning = std::nullopt};
+    } catch (const MetadataMismatch& mismatch) {
+      // Not trusted, and not fatal: the wheel's own METADATA is authoritative (PEP 658 "the
+      // metadata file ... MUST be identical to the distribution's METADATA") and is read below.
+      warning = mask_credentials(link.core_metadata_url()) + ": sha256:" + mismatch.computed +
+                ", the page says sha256:" + mismatch.expected +
+                "; not trusted, the METADATA was read from the wheel itself";
+    }
   }
   const std::string subject = mask_credentials(link.url);
   try {
     if (auto text = fetch_by_ranges(fetcher, link, subject))
-      return WheelMetadata{.text = std::move(*text), .source = MetadataSource::range_requests};
+      return WheelMetadata{.text = std::move(*text),
+                           .source = MetadataSource::range_requests,
+                           .warning = std::move(warning)};
   } catch (const RangeProblem&) {
     // Fall through: the whole wheel decides.
   } catch (const IoError&) {
     // Some servers and proxies fail range requests outright (416, 501).
   }
   return WheelMetadata{.text = from_whole_wheel(fetcher, link, subject),
-                       .source = MetadataSource::whole_wheel};
+                       .source = MetadataSource::whole_wheel,
+                       .warning = std::move(warning)};
 }
 
 }  // namespace wheelmod::index_client

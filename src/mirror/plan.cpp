@@ -122,7 +122,8 @@ class Planner {
       m_plan.notes.push_back(variant + ": no " + package.name + " page on the index");
       return;
     }
-    const index_client::CandidateFilter filter{package.name, package.specifier, variant, false};
+    const index_client::CandidateFilter filter{package.name, package.specifier, variant, false,
+                                               std::nullopt};
     for (const auto& target : m_targets) {
       std::set<std::string> versions;  // the best file of each version for this target
       for (const auto& candidate :
@@ -165,7 +166,8 @@ class Planner {
         m_missing.insert(name);
         continue;
       }
-      const index_client::CandidateFilter filter{name, requirement.specifier, variant, false};
+      const index_client::CandidateFilter filter{name, requirement.specifier, variant, false,
+                                                 std::nullopt};
       const auto fitting =
           index_client::collect_candidates(*page, filter, target.tags, target.priority).fitting;
       if (fitting.empty()) {

@@ -197,7 +197,9 @@ std::vector<WrittenEasyconfig> write_easyconfigs(const emit::EasyconfigPlan& pla
 
 }  // namespace
 
-EasyconfigResult easyconfig(const EasyconfigOptions& options, Reporter& reporter) {
+EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) {
+  auto options = given;
+  options.selection = with_index_variant(given.selection, reporter);
   const auto& selection = options.selection;
   if (selection.toolchain.empty())
     throw UsageError("easyconfig", "no --toolchain given",

@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
+#include "index_client/accelerator.hpp"
 
 namespace wheelmod::operations {
 
@@ -30,6 +32,16 @@ std::string known_arches_text() {
     out += arch;
   }
   return out;
+}
+
+std::optional<std::string> host_nvidia_driver() {
+  try {
+    const auto text = read_file_if_exists("/proc/driver/nvidia/version");
+    if (!text) return std::nullopt;
+    return index_client::parse_nvidia_driver_version(*text);
+  } catch (const IoError&) {
+    return std::nullopt;  // unreadable: treated as no driver, as on a login node
+  }
 }
 
 std::string host_arch() {

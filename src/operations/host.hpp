@@ -2,6 +2,7 @@
 // does not name a target (--python, --arch, --glibc).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "pep/tags.hpp"
@@ -15,6 +16,10 @@ pep::GlibcVersion host_glibc();
 /// "3.12" (or "3.13t" for a free-threaded build) of `python3` on PATH, as
 /// pip would run there. Throws UsageError when there is none.
 std::string host_python();
+
+/// The running NVIDIA driver's version from /proc/driver/nvidia/version (the kernel module's
+/// report, as uv reads it in crates/uv-torch/src/accelerator.rs); nullopt without one.
+std::optional<std::string> host_nvidia_driver();
 
 /// Architectures wheelmod knows wheel tags for; `--arch` accepts these.
 bool is_known_arch(std::string_view arch);

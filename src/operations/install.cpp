@@ -166,7 +166,9 @@ void resolve_and_download(const InstallOptions& options, const easybuild::SiteCo
 
 }  // namespace
 
-InstallResult install(const InstallOptions& options, Reporter& reporter) {
+InstallResult install(const InstallOptions& given, Reporter& reporter) {
+  auto options = given;
+  options.selection = with_index_variant(given.selection, reporter);
   if (options.wheels.empty() == options.selection.specs.empty())
     throw UsageError("install",
                      options.wheels.empty() ? "nothing to install: give SPEC... or --wheel FILE"

@@ -1,5 +1,6 @@
 #include "operations/selection.hpp"
 
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 
@@ -9,6 +10,7 @@
 #include "index_client/accelerator.hpp"
 #include "net/fetcher.hpp"
 #include "pep/requirement.hpp"
+#include "pep/version.hpp"
 #include "resolve/resolver.hpp"
 
 namespace wheelmod::operations {
@@ -87,10 +89,71 @@ resolve::ResolveRequest build_request(const Selection& selection,
   request.no_deps = selection.no_deps;
   request.missing_libraries = selection.bundle_missing ? resolve::MissingLibraries::bundle
                                                        : resolve::MissingLibraries::report;
+  if (!selection.wheel_variant.empty()) request.wheel_variant = selection.wheel_variant;
+  if (selection.driver == "none") {
+    // not checked
+  } else if (!selection.driver.empty()) {
+    if (!pep::Version::parse(selection.driver) ||
+        selection.driver.find_first_not_of("0123456789.") != std::string::npos)
+      throw UsageError(
+          "--driver " + selection.driver, "not a driver version",
+          "give it as nvidia-smi prints it, e.g. --driver 550.54.15, or --driver none");
+    request.nvidia_driver = resolve::DriverVersion{selection.driver, "--driver"};
+  } else if (request.accelerator.kind == index_client::AcceleratorKind::cuda) {
+    if (auto running = host_nvidia_driver())
+      request.nvidia_driver =
+          resolve::DriverVersion{*running, "this machine's, /proc/driver/nvidia/version"};
+  }
   return request;
 }
 
+// The last path segment of `url` and the URL without it ("…/whl/cu126/" -> "cu126", "…/whl").
+std::pair<std::string, std::string> split_last_segment(const std::string& url) {
+  auto end = url.size();
+  while (end > 0 && url[end - 1] == '/') --end;
+  const auto slash = url.rfind('/', end == 0 ? 0 : end - 1);
+  if (slash == std::string::npos) return {"", url};
+  return {percent_decode(std::string_view(url).substr(slash + 1, end - slash - 1)),
+          url.substr(0, slash)};
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
 }  // namespace
+
+Selection with_index_variant(Selection selection, Reporter& reporter) {
+  const auto url = to_url(selection.index);
+  const auto [segment, root] = split_last_segment(url);
+  const auto kind = index_client::classify_directory(segment);
+  if (kind == index_client::DirectoryKind::legacy_variant)
+    throw UsageError("--index " + mask_credentials(selection.index),
+                     "names " + segment +
+                         ", a legacy directory of download.pytorch.org that is no longer "
+                         "updated (pytorch/test-infra manage_v2.py NOT_ACCEPTED_SUBDIR_PATTERNS)",
+                     "give the index root, --index " + mask_credentials(root) +
+                         ", and the accelerator with --accelerator");
+  if (kind == index_client::DirectoryKind::variant) {
+    const auto given = lower(selection.accelerator);
+    const auto given_parsed = index_client::Accelerator::parse(given);
+    const bool same = given.empty() ||
+                      (given_parsed && given_parsed->variant && *given_parsed->variant == segment);
+    if (!same)
+      throw UsageError("--index " + mask_credentials(selection.index),
+                       "names the " + segment + " variant directory, but --accelerator " +
+                           selection.accelerator + " asks for another",
+                       "give the index root, --index " + mask_credentials(root) +
+                           ", and let --accelerator choose the variant");
+    reporter.on_note("--index names the " + segment + " variant directory: using the index root " +
+                     mask_credentials(root) + " with --accelerator " + segment);
+    selection.index = root;
+    selection.accelerator = segment;
+  }
+  if (selection.accelerator.empty()) selection.accelerator = "cpu";
+  return selection;
+}
 
 std::string cache_dir_or_default(const std::string& given) {
   if (!given.empty()) return given;
@@ -119,9 +182,10 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
   return *generation;
 }
 
-resolve::ResolveReport resolve_selection(const Selection& selection,
+resolve::ResolveReport resolve_selection(const Selection& given,
                                          const easybuild::SiteConfig& config, Reporter& reporter,
                                          std::function<bool(const std::string&)> module_installed) {
+  const auto selection = with_index_variant(given, reporter);
   auto request = build_request(selection, config);
   request.module_installed = std::move(module_installed);
   net::FetcherOptions fetch_options;

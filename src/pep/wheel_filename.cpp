@@ -67,9 +67,18 @@ Parsed<BuildTag> parse_build_tag(std::string_view text, const std::string& filen
   return build;
 }
 
+// PEP 825 "Variant label": `^[0-9a-z_.]{1,16}$`.
+bool is_variant_label(std::string_view text) {
+  return !text.empty() && text.size() <= 16 && std::ranges::all_of(text, [](char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.';
+  });
+}
+
 }  // namespace
 
-// packaging.utils.parse_wheel_filename (23.0), step by step.
+// packaging.utils.parse_wheel_filename (23.0), step by step, with PEP 825's optional variant
+// label: {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}
+// (-{variant label})?.whl.
 Parsed<WheelFilename> WheelFilename::parse(std::string_view filename) {
   const std::string original(filename);
   const auto fail = [&](std::string message) {
@@ -80,23 +89,45 @@ Parsed<WheelFilename> WheelFilename::parse(std::string_view filename) {
   if (!stem.ends_with(k_suffix)) return fail("a wheel file name must end in '.whl'");
   stem.remove_suffix(k_suffix.size());
 
-  // name-version[-build]-python-abi-platform: 4 or 5 dashes, since no part
-  // may contain one (PEP 427 escapes them to `_`).
+  // name-version[-build]-python-abi-platform[-label]: 4 to 6 dashes, since no part may contain
+  // one (PEP 427 escapes them to `_`). With 5, the third part decides: a build tag starts with a
+  // digit (PEP 427), a Python tag never does (PEP 425), so a letter there means the last part is
+  // a variant label.
   const auto dashes = static_cast<std::size_t>(std::ranges::count(stem, '-'));
-  if (dashes != 4 && dashes != 5) {
+  if (dashes < 4 || dashes > 6) {
     return fail(
-        "expected 5 or 6 '-'-separated parts (name-version[-build]-python-abi-platform),"
-        " got " +
+        "expected 5 to 7 '-'-separated parts "
+        "(name-version[-build]-python-abi-platform[-variant label]), got " +
         std::to_string(dashes + 1));
   }
-  std::vector<std::string_view> parts;  // name, version, [build,] tag set
+  std::vector<std::string_view> parts;
   std::string_view rest = stem;
-  for (std::size_t i = 0; i < dashes - 2; ++i) {
+  while (true) {
     const auto dash = rest.find('-');
     parts.push_back(rest.substr(0, dash));
+    if (dash == std::string_view::npos) break;
     rest.remove_prefix(dash + 1);
   }
-  parts.push_back(rest);
+  const bool has_build = dashes == 6 || (dashes == 5 && !parts[2].empty() && is_digit(parts[2][0]));
+  const bool has_label = dashes == 6 || (dashes == 5 && !has_build);
+  std::optional<std::string> label;
+  if (has_label) {
+    label = std::string(parts.back());
+    if (!is_variant_label(*label))
+      return fail("variant label '" + *label +
+                  "' must be 1 to 16 of 0-9, a-z, '_' and '.' (PEP 825)");
+    parts.pop_back();
+  }
+  // name, version, [build,] tag set. With a label, the Python tag must look like one (PEP 425:
+  // the implementation's letters, py, cp, pp, ...), else `1-2-...` would pass as build + label.
+  const auto python_tag = parts[parts.size() - 3];
+  if (has_label &&
+      (python_tag.empty() || is_digit(python_tag.front()) || python_tag.front() == '.'))
+    return fail("Python tag '" + std::string(python_tag) +
+                "' must start with a letter (PEP 425); a build tag comes right after the version");
+  const std::string tag_set = std::string(parts[parts.size() - 3]) + "-" +
+                              std::string(parts[parts.size() - 2]) + "-" +
+                              std::string(parts.back());
 
   WheelFilename result;
   result.distribution = std::string(parts[0]);
@@ -110,15 +141,16 @@ Parsed<WheelFilename> WheelFilename::parse(std::string_view filename) {
   if (!version) return fail(version.error().describe("version"));
   result.version = std::move(*version);
 
-  if (dashes == 5) {
+  if (has_build) {
     auto build = parse_build_tag(parts[2], original);
     if (!build) return std::unexpected(std::move(build.error()));
     result.build = std::move(*build);
   }
 
-  auto tags = parse_tag_set(parts.back());
+  auto tags = parse_tag_set(tag_set);
   if (!tags) return fail(tags.error().describe("tag set"));
   result.tags = std::move(*tags);
+  result.variant_label = std::move(label);
   return result;
 }
 

@@ -51,26 +51,44 @@ Verdict compare_library(const pep::Version& wanted, const pep::Version& provided
                       release_part(provided, 0))};
 }
 
+// The CUDA major a toolkit library's pip package is built for: the `-cuNN` suffix of the CUDA 12
+// names (nvidia-cublas-cu12), else the `nvidia/cuNN/lib` directory that the unsuffixed CUDA 13
+// wheels share (nvidia-cublas installs nvidia/cu13/lib/libcublas.so.13; pytorch
+// .github/scripts/generate_binary_build_matrix.py lists them for 13.0 without a suffix).
+std::optional<std::string> package_cuda_major(std::string_view package,
+                                              const easybuild::CudaLibrary& library) {
+  if (const auto suffix = package.rfind("-cu"); suffix != std::string_view::npos) {
+    const auto digits = package.substr(suffix + 3);
+    if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
+      return std::string(digits);
+  }
+  constexpr std::string_view k_prefix = "nvidia/cu";
+  const std::string_view dir = library.wheel_libdir;
+  if (dir.starts_with(k_prefix) && dir.ends_with("/lib")) {
+    const auto digits = dir.substr(k_prefix.size(), dir.size() - k_prefix.size() - 4);
+    if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos)
+      return std::string(digits);
+  }
+  return std::nullopt;
+}
+
 // A library that ships inside the CUDA toolkit (cuFFT, cuRAND, cuBLAS...)
 // has its own version numbers (nvidia-cufft-cu12==11.3.0.4 is part of CUDA
-// 12.6); what must agree is the CUDA major of the pip package's `-cuNN`
-// suffix, since each toolkit major keeps its libraries' SONAMEs.
-Verdict compare_with_toolkit(std::string_view package, const pep::Version& wanted,
-                             const pep::Version& toolkit) {
+// 12.6, nvidia-cufft==12.0.0.61 of CUDA 13.0); what must agree is the CUDA
+// major the pip package is built for, since each toolkit major keeps its
+// libraries' SONAMEs.
+Verdict compare_with_toolkit(std::string_view package, const easybuild::CudaLibrary& library,
+                             const pep::Version& wanted, const pep::Version& toolkit) {
   if (release_part(wanted, 0) == release_part(toolkit, 0) &&
       release_part(wanted, 1) == release_part(toolkit, 1))
     return {Compatibility::compatible,
             fmt::format("same {}.{} series", release_part(wanted, 0), release_part(wanted, 1))};
-  const auto suffix = package.rfind("-cu");
-  if (suffix != std::string_view::npos &&
-      package.substr(suffix + 3) == std::to_string(release_part(toolkit, 0)))
+  const auto major = package_cuda_major(package, library);
+  if (major && *major == std::to_string(release_part(toolkit, 0)))
     return {Compatibility::compatible,
             fmt::format("part of the CUDA {} toolkit", release_part(toolkit, 0))};
-  return {
-      Compatibility::incompatible,
-      fmt::format("a CUDA {} library is not part of CUDA {}",
-                  suffix == std::string_view::npos ? "?" : std::string(package.substr(suffix + 3)),
-                  toolkit.str())};
+  return {Compatibility::incompatible, fmt::format("a CUDA {} library is not part of CUDA {}",
+                                                   major.value_or("?"), toolkit.str())};
 }
 
 // Modules made for another CUDA than the target's are skipped (Triton
@@ -134,7 +152,10 @@ class DependencyMapper {
     // A CUDA library is bundled only when asked: a site with modules does
     // not expect a prefix carrying its own copy of cuDNN or NCCL.
     const bool bundle_library = m_session.request.missing_libraries == MissingLibraries::bundle;
-    if ((!library || bundle_library) && bundle(dependency, requirement, depth)) return dependency;
+    if ((!library || bundle_library) && bundle(dependency, requirement, depth)) {
+      add_rocm_sdk_note(dependency);
+      return dependency;
+    }
     if (library) {
       dependency.resolution = DependencyResolution::missing;
       if (bundle_library) dependency.note += "; the index has no fitting wheel to bundle";
@@ -147,7 +168,23 @@ class DependencyMapper {
                              " provides it and the index has no fitting wheel"
                        : "no --toolchain to map it to a module, and the index has no fitting wheel";
     }
+    add_rocm_sdk_note(dependency);
     return dependency;
+  }
+
+  // TheRock's ROCm SDK wheels (rocm, rocm-sdk-core, rocm-sdk-libraries-*, rocm-sdk-device-*),
+  // which ROCm 7.x torch builds require instead of bundling ROCm (pytorch/pytorch#191688), are
+  // found through `$ORIGIN/../../_rocm_sdk_*` RPATHs. No EasyBuild module has that layout: the
+  // generation's ROCm modules (HIP, rocBLAS, ...) are another build of the same libraries under
+  // other paths, so the wheels stay bundled (or missing) and the report says why.
+  static void add_rocm_sdk_note(Dependency& dependency) {
+    if (dependency.name != "rocm" && !dependency.name.starts_with("rocm-sdk")) return;
+    if (dependency.resolution == DependencyResolution::eb_module ||
+        dependency.resolution == DependencyResolution::chosen_wheel)
+      return;
+    dependency.note +=
+        "; no EasyBuild module replaces TheRock's ROCm SDK wheels (torch finds "
+        "them through $ORIGIN RPATHs into _rocm_sdk_*)";
   }
 
   const ChosenWheel* find_chosen(const std::string& name) const {
@@ -190,9 +227,10 @@ class DependencyMapper {
       for (const auto* provider : providers) {
         const auto provided = pep::Version::parse(provider->version);
         if (!provided) continue;
-        const auto candidate = provider->name == "CUDA"
-                                   ? compare_with_toolkit(dependency.name, *wanted, *provided)
-                                   : compare_library(*wanted, *provided);
+        const auto candidate =
+            provider->name == "CUDA"
+                ? compare_with_toolkit(dependency.name, library, *wanted, *provided)
+                : compare_library(*wanted, *provided);
         const int score = candidate.compatibility == Compatibility::exact ? 3
                           : candidate.compatibility == Compatibility::compatible
                               ? (candidate.note.starts_with("same major") ? 1 : 2)
@@ -257,7 +295,8 @@ class DependencyMapper {
     const auto* page = m_session.page(variant, dependency.name);
     if (page == nullptr) return false;
     const index_client::CandidateFilter filter{dependency.name, requirement.specifier, variant,
-                                               pinned_version(requirement).has_value()};
+                                               pinned_version(requirement).has_value(),
+                                               m_session.request.wheel_variant};
     const auto set = index_client::collect_candidates(*page, filter, m_session.request.tag_target,
                                                       m_session.priority);
     if (set.fitting.empty()) return false;

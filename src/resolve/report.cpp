@@ -71,11 +71,13 @@ json to_json(const ResolveReport& report) {
                    {"arch", t.arch},
                    {"glibc", t.glibc},
                    {"accelerator", t.accelerator},
-                   {"accelerator_source", t.accelerator_source}};
+                   {"accelerator_source", t.accelerator_source},
+                   {"nvidia_driver", optional(t.nvidia_driver)}};
   doc["variant"] = {{"name", report.variant.variant},
                     {"exact", report.variant.exact},
                     {"reason", report.variant.reason},
-                    {"tried", report.variant.tried}};
+                    {"tried", report.variant.tried},
+                    {"minimum_driver", optional(report.variant.minimum_driver)}};
   auto& wheels = doc["wheels"] = json::array();
   for (const auto& w : report.wheels) {
     json dependencies = json::array();
@@ -99,6 +101,7 @@ json to_json(const ResolveReport& report) {
   auto& missing = doc["missing"] = json::array();
   for (const auto& d : report.missing) missing.push_back(dependency_json(d));
   doc["warnings"] = report.warnings;
+  doc["notes"] = report.notes;
   return doc;
 }
 

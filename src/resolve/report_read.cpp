@@ -259,6 +259,7 @@ TargetSummary Reader::target(const json& value, const std::string& path) const {
   field(o, path, "glibc", t.glibc, &Reader::text);
   field(o, path, "accelerator", t.accelerator, &Reader::text);
   field(o, path, "accelerator_source", t.accelerator_source, &Reader::text);
+  field(o, path, "nvidia_driver", t.nvidia_driver, &Reader::nullable_text);
   return t;
 }
 
@@ -269,6 +270,7 @@ VariantChoice Reader::variant(const json& value, const std::string& path) const 
   field(o, path, "exact", v.exact, &Reader::boolean);
   field(o, path, "reason", v.reason, &Reader::text);
   field(o, path, "tried", v.tried, &Reader::texts);
+  field(o, path, "minimum_driver", v.minimum_driver, &Reader::nullable_text);
   return v;
 }
 
@@ -379,6 +381,7 @@ ResolveReport Reader::report(const json& document) const {
   field(document, "", "modules", r.modules, &Reader::texts);
   field(document, "", "missing", r.missing, &Reader::dependencies);
   field(document, "", "warnings", r.warnings, &Reader::texts);
+  field(document, "", "notes", r.notes, &Reader::texts);
   return r;
 }
 

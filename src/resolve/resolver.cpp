@@ -53,8 +53,41 @@ std::string rejections_text(std::vector<index_client::Rejection> rejected) {
   return out;
 }
 
-index_client::CandidateFilter filter_for(const pep::Requirement& spec, const std::string& variant) {
-  return {spec.canonical_name(), spec.specifier, variant, is_pinned(spec.specifier)};
+index_client::CandidateFilter filter_for(const Session& session, const pep::Requirement& spec,
+                                         const std::string& variant) {
+  return {spec.canonical_name(), spec.specifier, variant, is_pinned(spec.specifier),
+          session.request.wheel_variant};
+}
+
+// Whether `driver` (550.54.15) is older than `floor` (580, 525.60.13).
+bool driver_older(const std::string& driver, const std::string& floor) {
+  const auto a = pep::Version::parse(driver);
+  const auto b = pep::Version::parse(floor);
+  return a && b && *a < *b;
+}
+
+// The variants to try, best first.
+std::vector<std::string> variant_order(const ResolveRequest& request,
+                                       const std::string& accelerator_version,
+                                       const std::set<std::string>* listed) {
+  const auto& accelerator = request.accelerator;
+  if (!accelerator.variant)
+    return index_client::variant_candidates(accelerator.kind, accelerator_version, listed);
+  const auto& named = *accelerator.variant;
+  if (accelerator.kind != index_client::AcceleratorKind::rocm) return {named};
+  // `rocm6.2` also names the directories of that series by patch level (rocm6.2.4).
+  std::vector<std::string> out;
+  for (auto& name :
+       index_client::variant_candidates(accelerator.kind, *accelerator.version, listed))
+    if (name == named || name.starts_with(named + ".")) out.push_back(std::move(name));
+  if (out.empty()) out.push_back(named);
+  return out;
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 // The variant: the exact one when it serves the first requested project
@@ -62,43 +95,55 @@ index_client::CandidateFilter filter_for(const pep::Requirement& spec, const std
 VariantChoice choose_variant(Session& session, const std::string& accelerator_version) {
   const auto& request = session.request;
   const auto& first = request.specs.front();
-  std::vector<std::string> candidates;
-  if (request.accelerator.variant)
-    candidates = {*request.accelerator.variant};
-  else
-    candidates = index_client::variant_candidates(request.accelerator.kind, accelerator_version);
+  const auto* listed = session.listed_variants(first.canonical_name());
+  const auto candidates = variant_order(request, accelerator_version, listed);
 
   VariantChoice choice;
   std::vector<index_client::Rejection> nearest;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& variant = candidates[i];
+    const auto floor = index_client::minimum_driver(variant);
+    if (floor && request.nvidia_driver && driver_older(request.nvidia_driver->version, *floor)) {
+      choice.tried.push_back(fmt::format("{}: needs NVIDIA driver >= {}, the driver is {} ({})",
+                                         variant, *floor, request.nvidia_driver->version,
+                                         request.nvidia_driver->source));
+      continue;
+    }
     const auto* page = session.page(variant, first.canonical_name());
     if (page == nullptr) {
       choice.tried.push_back(variant + ": no " + first.canonical_name() + " page on this index");
       continue;
     }
-    const auto set = index_client::collect_candidates(*page, filter_for(first, variant),
+    const auto set = index_client::collect_candidates(*page, filter_for(session, first, variant),
                                                       request.tag_target, session.priority);
     if (set.fitting.empty()) {
       choice.tried.push_back(variant + ": no wheel of " + spec_text(first) + " fits");
       if (nearest.empty()) nearest = set.rejected;
       continue;
     }
+    // The exact variant is the one the version names, whether or not the index has it.
+    const auto unfiltered = variant_order(request, accelerator_version, nullptr);
+    const auto& exact_name = unfiltered.empty() ? variant : unfiltered.front();
     choice.variant = variant;
-    choice.exact = i == 0;
+    choice.exact = variant == exact_name;
+    choice.minimum_driver = floor;
     if (request.accelerator.kind == index_client::AcceleratorKind::cpu) {
       choice.reason = "CPU-only wheels";
     } else if (request.accelerator.variant) {
       choice.reason = "named with --accelerator";
-    } else if (i == 0) {
+    } else if (choice.exact) {
       choice.reason = "exact match for " +
                       std::string(index_client::kind_text(request.accelerator.kind)) + " " +
                       accelerator_version;
     } else {
+      const bool absent = listed != nullptr && !listed->contains(exact_name);
       choice.reason = fmt::format(
-          "{} has no {} for this target; {} is the closest lower variant of the same major "
-          "version, which runs on {} (minor version compatibility)",
-          candidates.front(), spec_text(first), variant,
+          "{} {}; {} is the closest lower variant of the same major version, which runs on {} "
+          "(minor version compatibility)",
+          exact_name,
+          absent ? "has no " + first.canonical_name() + " files on this index"
+                 : "has no " + spec_text(first) + " for this target",
+          variant,
           std::string(index_client::kind_text(request.accelerator.kind)) + " " +
               accelerator_version);
     }
@@ -106,15 +151,20 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   }
   std::string tried;
   for (const auto& line : choice.tried) tried += "\n    " + line;
+  if (candidates.empty()) tried += "\n    (none: no such variant directory on this index)";
+  const std::string listing = listed != nullptr ? "\n  the index's " + first.canonical_name() +
+                                                      " page has files in: " + joined(*listed)
+                                                : std::string();
   throw UnsatisfiableError(
       spec_text(first),
-      fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}",
+      fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}{}",
                   target_text(request.tag_target),
                   index_client::kind_text(request.accelerator.kind),
-                  accelerator_version.empty() ? "" : " " + accelerator_version, tried,
+                  accelerator_version.empty() ? "" : " " + accelerator_version, tried, listing,
                   nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest)),
-      "check the version against the index, or the target with --python/--arch/--glibc; "
-      "`wheelmod tags` lists what the target accepts");
+      "check the version against the index, or the target with --python/--arch/--glibc "
+      "(`wheelmod tags` lists what the target accepts); a driver too old for a variant: "
+      "--driver VERSION names the compute nodes' driver");
 }
 
 // Requirements of `metadata` on projects in `names` that apply to the target.
@@ -218,10 +268,25 @@ const index::ProjectPage* Session::page(const std::string& variant, const std::s
   return &*it->second;
 }
 
+const std::set<std::string>* Session::listed_variants(const std::string& project) {
+  auto [it, inserted] = m_listed.try_emplace(project);
+  if (inserted) {
+    // download.pytorch.org's /whl/<project>/ lists the project's files of every variant; a
+    // mirror or a site index may not have it, and then every candidate directory is probed.
+    const auto url = join_url(request.index_root, project + "/");
+    if (auto page = index_client::fetch_project_page(m_fetcher, url)) {
+      auto names = index_client::listed_variants(*page);
+      if (!names.empty()) it->second = std::move(names);
+    }
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 const ParsedMetadata& Session::metadata(const index_client::Candidate& candidate) {
   const auto& url = candidate.link.url;
   if (const auto it = m_metadata.find(url); it != m_metadata.end()) return it->second;
   auto fetched = index_client::fetch_wheel_metadata(m_fetcher, candidate.link);
+  if (fetched.warning) warnings.push_back(*fetched.warning);
   auto parsed = pep::CoreMetadata::parse(fetched.text);
   if (!parsed)
     throw IntegrityError(candidate.link.filename,
@@ -273,6 +338,9 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   target.arch = request.tag_target.arch;
   target.glibc =
       fmt::format("{}.{}", request.tag_target.glibc.major, request.tag_target.glibc.minor);
+  if (request.nvidia_driver)
+    target.nvidia_driver =
+        request.nvidia_driver->version + " (" + request.nvidia_driver->source + ")";
 
   // The accelerator version: as given, else the toolchain generation's.
   std::string accelerator_version = request.accelerator.version.value_or("");
@@ -310,8 +378,11 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
           spec_text(spec),
           "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
           "torch, torchvision and torchaudio must come from one variant");
-    auto set = index_client::collect_candidates(*page, filter_for(spec, variant),
+    auto set = index_client::collect_candidates(*page, filter_for(session, spec, variant),
                                                 request.tag_target, session.priority);
+    for (const auto& rejection : set.rejected)
+      if (rejection.variant_wheel)
+        report.notes.push_back(rejection.filename + ": " + rejection.reason);
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),
                                "no wheel on the " + variant + " variant (chosen for " +
@@ -370,6 +441,7 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
     }
   }
   report.modules.assign(modules.begin(), modules.end());
+  report.warnings.insert(report.warnings.end(), session.warnings.begin(), session.warnings.end());
   for (const auto& warning : report.warnings) reporter.on_warning(warning);
   return report;
 }

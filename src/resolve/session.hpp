@@ -4,7 +4,9 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
@@ -32,17 +34,22 @@ class Session {
   const index::ProjectPage* page(const std::string& variant, const std::string& project);
   /// METADATA of a candidate, fetched once per wheel URL.
   const ParsedMetadata& metadata(const index_client::Candidate& candidate);
+  /// The variant directories the project's page at the index root (`/whl/torch/`) has files in,
+  /// read once; nullptr when the index has no such page or it names no variant directory.
+  const std::set<std::string>* listed_variants(const std::string& project);
 
   const ResolveRequest& request;
   pep::MarkerEnvironment environment;
   std::vector<pep::Tag> supported;
   pep::TagPriority priority;
   Reporter& reporter;
+  std::vector<std::string> warnings;  // for the report: what the index got wrong, and how it went
 
  private:
   net::Fetcher& m_fetcher;
-  std::map<std::string, std::optional<index::ProjectPage>> m_pages;  // by URL
-  std::map<std::string, ParsedMetadata> m_metadata;                  // by wheel URL
+  std::map<std::string, std::optional<index::ProjectPage>> m_pages;      // by URL
+  std::map<std::string, ParsedMetadata> m_metadata;                      // by wheel URL
+  std::map<std::string, std::optional<std::set<std::string>>> m_listed;  // by project
 };
 
 /// Maps the dependencies of `wheel` (its METADATA's Requires-Dist for the

@@ -203,17 +203,26 @@ def unreachable(r):
 
 
 def malformed_metadata_hash(r):
-    """A .metadata file whose hash does not match the page: exit 5."""
+    """A .metadata file whose hash does not match the page (pytorch#197552: a line appended on
+    the CDN) is not trusted: the METADATA comes from the wheel itself, with a warning, exit 0."""
     with tempfile.TemporaryDirectory() as tmp:
         import shutil
         root = os.path.join(tmp, "whl")
         shutil.copytree(os.path.join(r.sample, "whl"), root, symlinks=True)
+        # the mirrored sympy page links ../packages/, where its wheels are
+        shutil.copytree(os.path.join(r.sample, "packages"), os.path.join(tmp, "packages"))
         target = os.path.join(root, "cpu", "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl.metadata")
         with open(target, "a") as f:
             f.write("Requires-Dist: evil\n")
         result = r.run("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
-                       index="file://" + root, expect=5)
-        check("sha256" in result.stderr, result.stderr)
+                       "--format", "json", index="file://" + root, expect=0)
+        check("not trusted" in result.stderr and ".whl.metadata" in result.stderr, result.stderr)
+        report = json.loads(result.stdout)
+        torch = by_name(report)["torch"]
+        check(torch["metadata_source"] != "PEP 658 .metadata file", torch["metadata_source"])
+        names = [d["name"] for d in torch["dependencies"]]
+        check("evil" not in names and "sympy" in names, names)
+        check(any("not trusted" in w for w in report["warnings"]), report["warnings"])
 
 
 def index_contradicts(r):
@@ -232,6 +241,59 @@ def index_contradicts(r):
         result = r.run("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
                        index="file://" + root, expect=5)
         check("torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl" in result.stderr, result.stderr)
+
+
+def variant_url_index(r):
+    """--index naming a variant directory (what pytorch.org tells pip users to type) is the root
+    and that variant; a conflicting --accelerator or a legacy directory is exit 2 naming the root."""
+    target = ["--python", "3.12", "--arch", "x86_64", "--glibc", "2.28"]
+    result = r.run("torch==2.6.0", *target, "--format", "json", index=r.index + "/cu126")
+    report = json.loads(result.stdout)
+    check(report["variant"]["name"] == "cu126", report["variant"])
+    check(report["index"] == r.index, report["index"])
+    check("variant directory" in result.stderr, result.stderr)
+    for args, url in ((["--accelerator", "rocm6.2.4"], r.index + "/cu126/"),
+                      ([], r.index + "/cpu-cxx11-abi")):
+        result = r.run("torch==2.6.0", *target, *args, index=url, expect=2)
+        check("--index " + r.index in result.stderr, "hint names the root: " + result.stderr)
+
+
+def rocm_patch_level(r):
+    """rocm:6.2 and rocm6.2 match the rocm6.2.4 directory: the index names some by patch level."""
+    for accelerator in ("rocm:6.2", "rocm6.2", "ROCm6.2"):
+        report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", accelerator,
+                        "--arch", "x86_64", "--glibc", "2.28")
+        check(report["variant"]["name"] == "rocm6.2.4", accelerator + ": " + str(report["variant"]))
+
+
+def listed_variants_only(r):
+    """Only the variant directories the index's /whl/torch/ page has files in are probed: CUDA
+    12.8 goes straight to cu126 (no cu128 request), and the report says cu128 is not there."""
+    report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", "cuda:12.8",
+                    "--arch", "x86_64", "--glibc", "2.28")
+    check(report["variant"]["name"] == "cu126", report["variant"])
+    check(report["variant"]["tried"] == [], report["variant"]["tried"])
+    check(not report["variant"]["exact"], "not exact")
+    check("cu128 has no torch files on this index" in report["variant"]["reason"],
+          report["variant"]["reason"])
+    result = r.run("torch==2.6.0", "--python", "3.12", "--accelerator", "cuda:11.8",
+                   "--arch", "x86_64", "--glibc", "2.28", expect=3)
+    check("has files in: cpu, cu124, cu126, rocm6.2.4" in result.stderr, result.stderr)
+
+
+def driver_floor(r):
+    """The report states the chosen CUDA variant's minimum driver; --driver older than it makes
+    the variant a miss with its reason (exit 3 when nothing is left)."""
+    report = r.json("torch==2.6.0", *CUDA, "--driver", "550.54.15")
+    check(report["variant"]["minimum_driver"] == "525.60.13", report["variant"])
+    check(report["target"]["nvidia_driver"] == "550.54.15 (--driver)", report["target"])
+    result = r.run("torch==2.6.0", *CUDA, "--driver", "470.82.01", expect=3)
+    check("cu126: needs NVIDIA driver >= 525.60.13, the driver is 470.82.01 (--driver)"
+          in result.stderr, result.stderr)
+    cpu = r.json("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+                 "--driver", "470.82.01")
+    check(cpu["variant"]["minimum_driver"] is None, cpu["variant"])
+    r.run("torch==2.6.0", *CUDA, "--driver", "latest", expect=2)
 
 
 def http(r):
@@ -257,6 +319,7 @@ def http(r):
 SCENARIOS = {f.__name__: f for f in (
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
+    variant_url_index, rocm_patch_level, listed_variants_only, driver_floor,
     index_contradicts, http)}
 
 

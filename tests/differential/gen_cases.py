@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 
 # The only source of set-iteration order that could leak into an answer is
@@ -985,6 +986,27 @@ def wheel_filename(rng, target):
     return name.replace("%", "")
 
 
+VARIANT_LABEL = re.compile(r"^[0-9a-z_.]{1,16}$")  # PEP 825 "Variant label"
+
+
+def pep825_label(filename):
+    """The variant label PEP 825's file name grammar finds in a name packaging
+    refuses, when the rest of the name is one packaging accepts; else None."""
+    if not filename.endswith(".whl"):
+        return None
+    parts = filename[:-4].split("-")
+    if len(parts) not in (6, 7) or (len(parts) == 6 and parts[2][:1].isdigit()):
+        return None
+    label, python_tag = parts[-1], parts[-4]
+    if not VARIANT_LABEL.match(label) or not python_tag or python_tag[0] in "0123456789.":
+        return None
+    try:
+        parse_wheel_filename("-".join(parts[:-1]) + ".whl")
+    except Exception:  # noqa: BLE001 - any refusal: not this difference
+        return None
+    return label
+
+
 def wheel_record(filename, target, ranks):
     rec = {"kind": "wheel", "filename": filename, "target": target}
     try:
@@ -992,6 +1014,10 @@ def wheel_record(filename, target, ranks):
     except Exception as e:  # InvalidWheelFilename, InvalidVersion
         rec["valid"] = False
         rec["parse_error"] = type(e).__name__
+        label = pep825_label(filename)
+        if label is not None:
+            rec["documented_difference"] = "pep825-variant-label"
+            rec["documented_label"] = label
         return rec
     rec["valid"] = True
     rec["name"] = name

@@ -198,7 +198,8 @@ json wheel_answer(const json& c, TargetTags& targets) {
           {"build", build},
           {"tags", tags},
           {"supported", best.has_value()},
-          {"best_rank", optional_json(best)}};
+          {"best_rank", optional_json(best)},
+          {"variant_label", optional_json(w->variant_label)}};
 }
 
 json tags_answer(const json& c, TargetTags& targets) {
@@ -225,6 +226,11 @@ bool behaves_as_documented(std::string_view id, const json& c, const json& got) 
   // no pre-releases (packaging raises InvalidVersion instead).
   if (id == "arbitrary-prereleases") {
     return got.at("valid") == true && got.at("contains") == c.at("documented_contains");
+  }
+  // pep825-variant-label: a name packaging refuses that PEP 825's grammar reads as a variant
+  // wheel is accepted, with that label.
+  if (id == "pep825-variant-label") {
+    return got.at("valid") == true && got.at("variant_label") == c.at("documented_label");
   }
   return false;  // an id this driver does not know: never passes silently
 }

@@ -99,7 +99,8 @@ TEST_CASE("SiteConfig::load reads every shipped generation with its toolchain en
   const auto& generations = shipped().generations();
   std::vector<std::string> names;
   for (const auto& [name, generation] : generations) names.push_back(name);
-  CHECK(names == std::vector<std::string>{"2022a", "2023a", "2023b", "2024a", "2025a", "2025b"});
+  CHECK(names ==
+        std::vector<std::string>{"2022a", "2023a", "2023b", "2024a", "2025a", "2025b", "2026.1"});
   const auto& foss = generations.at("2024a").toolchains.at("foss-2024a");
   CHECK(foss.name == "foss");
   CHECK(foss.version == "2024a");
@@ -136,7 +137,7 @@ TEST_CASE("SiteConfig::find_generation matches exact --toolchain values only",
 
 TEST_CASE("SiteConfig::toolchain_names lists every accepted value, sorted", "[easybuild][config]") {
   const auto names = shipped().toolchain_names();
-  CHECK(names.size() == 30);  // foss, gfbf, gompi, GCC, GCCcore for six generations
+  CHECK(names.size() == 35);  // foss, gfbf, gompi, GCC, GCCcore for seven generations
   CHECK(std::ranges::is_sorted(names));
   CHECK(std::ranges::find(names, "foss-2024a") != names.end());
   CHECK(std::ranges::find(names, "GCCcore-11.3.0") != names.end());
@@ -283,7 +284,7 @@ generations:
   // Fields the site does not give stay as shipped.
   CHECK(generation.python.module == "Python/3.12.3-GCCcore-13.3.0");
   CHECK(generation.cuda_libraries.contains("nvidia-cudnn-cu12"));
-  CHECK(config.toolchain_names().size() == 30);
+  CHECK(config.toolchain_names().size() == 35);
 }
 
 TEST_CASE("SiteConfig::load replaces a site field as a whole", "[easybuild][config]") {
@@ -371,10 +372,10 @@ TEST_CASE("SiteConfig::load removes a generation given as null", "[easybuild][co
     site.write(std::string(c.file),
                "schema: 1\ngenerations:\n  '" + std::string(c.removed) + "': null\n");
     const auto config = SiteConfig::load(k_shipped, site.path());
-    CHECK(config.generations().size() == 5);
+    CHECK(config.generations().size() == 6);
     CHECK_FALSE(config.generations().contains(std::string(c.removed)));
     CHECK(config.find_generation("foss-" + std::string(c.removed)) == nullptr);
-    CHECK(config.toolchain_names().size() == 25);
+    CHECK(config.toolchain_names().size() == 30);
   }
 }
 
@@ -405,7 +406,7 @@ generations:
         provided_by: []
 )");
   const auto config = SiteConfig::load(k_shipped, site.path());
-  CHECK(config.generations().size() == 7);
+  CHECK(config.generations().size() == 8);
   const Generation& generation = generation_of(config, "foss-2026a");
   CHECK(generation.name == "2026a");
   CHECK(generation.gcccore == "15.1.0");
@@ -414,7 +415,7 @@ generations:
   CHECK(generation.python_packages.at("jinja2")[0].package_version == "3.1.6");
   CHECK(generation.cuda_libraries.at("nvidia-cublas-cu12").provided_by.empty());
   CHECK(&generation_of(config, "GCCcore-15.1.0") == &generation);
-  CHECK(config.toolchain_names().size() == 32);
+  CHECK(config.toolchain_names().size() == 37);
 }
 
 TEST_CASE("SiteConfig::load treats a site directory without files as no change",

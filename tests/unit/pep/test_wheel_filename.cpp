@@ -197,8 +197,11 @@ TEST_CASE("WheelFilename::parse rejects invalid names and says why", "[pep][whee
       {"torch-2.6.0-cp312-cp312-manylinux_2_28_x86_64.whl.metadata", "must end in '.whl'"},
       {"", "must end in '.whl'"},
       {".whl", "got 1"},
-      {"torch-2.6.0-cp312-manylinux_2_28_x86_64.whl", "expected 5 or 6 '-'-separated parts"},
-      {"torch-2.6.0-1-2-cp312-cp312-linux_x86_64.whl", "got 7"},
+      {"torch-2.6.0-cp312-manylinux_2_28_x86_64.whl", "expected 5 to 7 '-'-separated parts"},
+      {"torch-2.6.0-1-2-cp312-cp312-linux_x86_64-x-y.whl", "got 9"},
+      {"torch-2.6.0-1-2-cp312-cp312-linux_x86_64.whl", "Python tag '2' must start with a letter"},
+      {"torch-2.6.0-cp312-cp312-linux_x86_64-CU128.whl", "variant label 'CU128' must be"},
+      {"torch-2.6.0-cp312-cp312-linux_x86_64-abcdefghijklmnopq.whl", "1 to 16"},
       {"nvidia__cublas-1.0-py3-none-any.whl", "invalid project name 'nvidia__cublas'"},
       {"foo+bar-1.0-py3-none-any.whl", "invalid project name 'foo+bar'"},
       {"foo%2Fbar-1.0-py3-none-any.whl", "invalid project name 'foo%2Fbar'"},
@@ -206,8 +209,7 @@ TEST_CASE("WheelFilename::parse rejects invalid names and says why", "[pep][whee
       {"my-pkg-1.0-py3-none-any.whl", "invalid version 'pkg'"},
       {"foo-1.0.x-py3-none-any.whl", "invalid version '1.0.x'"},
       {"foo--py3-none-any.whl", "invalid version ''"},
-      {"foo-1.0-abc-py3-none-any.whl", "build tag 'abc' must start with a digit"},
-      {"foo-1.0--py3-none-any.whl", "build tag '' must start with a digit"},
+      {"foo-1.0--py3-none-any.whl", "Python tag '' must start with a letter"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.input);
@@ -240,6 +242,41 @@ TEST_CASE("WheelFilename error descriptions name the file", "[pep][wheel]") {
   const auto parsed = WheelFilename::parse("torch-2.6.0%2Bcu126-cp312.whl");
   REQUIRE_FALSE(parsed.has_value());
   CHECK(parsed.error().describe("wheel file name") ==
-        "invalid wheel file name 'torch-2.6.0%2Bcu126-cp312.whl': expected 5 or 6 "
-        "'-'-separated parts (name-version[-build]-python-abi-platform), got 3");
+        "invalid wheel file name 'torch-2.6.0%2Bcu126-cp312.whl': expected 5 to 7 "
+        "'-'-separated parts (name-version[-build]-python-abi-platform[-variant label]), got 3");
+}
+
+// PEP 825 (Draft) "Variant label": {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}
+// -{platform tag}(-{variant label})?.whl, label ^[0-9a-z_.]{1,16}$. packaging 23.0 refuses these
+// names (it reads the Python tag as a build tag); wheelmod recognises them so that a variant wheel
+// listed beside ordinary ones is never taken for one of them.
+TEST_CASE("WheelFilename::parse reads a PEP 825 variant label", "[pep][wheel]") {
+  const auto plain = WheelFilename::parse("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64.whl");
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(plain->variant_label.has_value());
+
+  const auto labelled =
+      WheelFilename::parse("torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cu128.whl");
+  REQUIRE(labelled.has_value());
+  CHECK(labelled->variant_label == "cu128");
+  CHECK_FALSE(labelled->build.has_value());
+  REQUIRE(labelled->tags.size() == 1);
+  CHECK(labelled->tags.front().str() == "cp313-cp313-manylinux_2_28_x86_64");
+
+  const auto null_variant =
+      WheelFilename::parse("numpy-2.3.2-cp313-cp313t-musllinux_1_2_x86_64-null.whl");
+  REQUIRE(null_variant.has_value());
+  CHECK(null_variant->variant_label == "null");
+
+  const auto both = WheelFilename::parse("foo-1.0-2x-py3-none-any-x86_64_v3.whl");
+  REQUIRE(both.has_value());
+  REQUIRE(both->build.has_value());
+  CHECK(both->build->number == 2);
+  CHECK(both->variant_label == "x86_64_v3");
+
+  // A build tag still wins where the third part starts with a digit.
+  const auto build = WheelFilename::parse("foo-1.0-1-py3-none-any.whl");
+  REQUIRE(build.has_value());
+  CHECK(build->build.has_value());
+  CHECK_FALSE(build->variant_label.has_value());
 }

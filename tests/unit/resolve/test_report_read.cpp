@@ -39,12 +39,20 @@ ResolveReport full_report() {
   r.index = "https://download.pytorch.org/whl";
   r.specs = {"torch==2.6.0", "torchvision"};
   r.no_deps = true;
-  r.target = {"foss-2024a", "2024a", "3.12",        "Python/3.12.3-GCCcore-13.3.0",
-              "x86_64",     "2.28",  "cuda 12.6.0", "toolchain (CUDA/12.6.0)"};
+  r.target = {"foss-2024a",
+              "2024a",
+              "3.12",
+              "Python/3.12.3-GCCcore-13.3.0",
+              "x86_64",
+              "2.28",
+              "cuda 12.6.0",
+              "toolchain (CUDA/12.6.0)",
+              "550.54.15 (--driver)"};
   r.variant = {"cu124",
                "closest lower variant for cuda 12.6.0",
                false,
-               {"cu126: no torch==2.6.0", "cu125: no such directory"}};
+               {"cu126: no torch==2.6.0", "cu125: no such directory"},
+               "525.60.13"};
 
   ChosenWheel torch;
   torch.name = "torch";
@@ -94,6 +102,7 @@ ResolveReport full_report() {
   r.modules = {"CUDA/12.6.0", "Python/3.12.3-GCCcore-13.3.0"};
   r.missing = {torch.dependencies[2]};
   r.warnings = {"torchvision wants torch==2.6.0", "second warning"};
+  r.notes = {"torch-2.6.0-cp312-cp312-linux_x86_64-cu126.whl: a PEP 825 variant wheel"};
   return r;
 }
 
@@ -144,6 +153,9 @@ TEST_CASE("report_from_json reads back what to_json writes", "[resolve][report]"
   CHECK_FALSE(read.wheels[1].sha256);
   CHECK(read.wheels[1].dependencies[0].compatibility == Compatibility::incompatible);
   CHECK(read.missing.size() == 1);
+  CHECK(read.variant.minimum_driver == "525.60.13");
+  CHECK(read.target.nvidia_driver == "550.54.15 (--driver)");
+  CHECK(read.notes.size() == 1);
 }
 
 TEST_CASE("report_from_json fills absent optional fields with defaults", "[resolve][report]") {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "index/page.hpp"
 #include "pep/parse_error.hpp"
 
 namespace wheelmod::index_client {
@@ -37,7 +39,35 @@ std::optional<std::string> cuda_version_of_variant(std::string_view variant);
 /// The variant directories to try for `kind` at `version`, best first: the exact one, then older
 /// ones of the same major, as PyTorch's CUDA wheels run on any newer CUDA of that major (CUDA
 /// Compatibility guide §"Minor Version Compatibility"). cpu -> cpu; cuda 12.6 -> cu126, ...,
-/// cu120; rocm 6.2.4 -> rocm6.2.4, rocm6.2, rocm6.1.x..., rocm6.0 (known names only).
-std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version);
+/// cu120; rocm 6.2.4 -> rocm6.2.4, rocm6.2, rocm6.1.x..., rocm6.0. A ROCm version matches the
+/// directories that extend it (rocm 6.2 -> rocm6.2.4, then rocm6.2): the index names some
+/// directories by patch level. `listed`: the directories the index is known to have (from
+/// listed_variants); without it, names the index has been seen to use.
+std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version,
+                                            const std::set<std::string>* listed = nullptr);
+
+/// What a directory name below the index root is. download.pytorch.org's generator accepts
+/// `cu[0-9]+`, `rocm[0-9]+.[0-9]+...`, `cpu` and `xpu`, and names `cpu-cxx11-abi`, `cpu_pypi_pkg`,
+/// `cu*_full` and `cu*_pypi_cudnn` legacy (pytorch/test-infra s3_management/manage_v2.py,
+/// ACCEPTED_SUBDIR_PATTERNS / NOT_ACCEPTED_SUBDIR_PATTERNS).
+enum class DirectoryKind { variant, legacy_variant, other };
+DirectoryKind classify_directory(std::string_view name);
+
+/// The variant directories whose files a project's page at the index root (`/whl/torch/`, which
+/// lists the project's files of every variant) links: the directory of each file's URL path
+/// ("cu128" for `https://download-r2.pytorch.org/whl/cu128/torch-…whl`). Empty when the page links
+/// no file inside a variant directory.
+std::set<std::string> listed_variants(const index::ProjectPage& root_page);
+
+/// The oldest NVIDIA driver that runs a CUDA variant's wheels through minor version
+/// compatibility: CUDA 13.x >= 580, 12.x >= 525.60.13, 11.x >= 450.80.02 (CUDA Toolkit release
+/// notes, Table 3 "CUDA Toolkit and Minimum Required Driver Version for CUDA Minor Version
+/// Compatibility"; uv's crates/uv-torch/src/backend.rs encodes the same). nullopt for other
+/// variants and unknown majors.
+std::optional<std::string> minimum_driver(std::string_view variant);
+
+/// The driver version in the text of /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
+/// x86_64 Kernel Module  550.54.15  Tue Mar  5 ..."): the first dotted number after "Module".
+std::optional<std::string> parse_nvidia_driver_version(std::string_view proc_text);
 
 }  // namespace wheelmod::index_client

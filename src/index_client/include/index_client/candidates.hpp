@@ -17,6 +17,7 @@ namespace wheelmod::index_client {
 struct Rejection {
   std::string filename;
   std::string reason;
+  bool variant_wheel = false;  // a PEP 825 variant wheel not asked for: worth a note
 };
 
 struct Candidate {
@@ -36,6 +37,9 @@ struct CandidateFilter {
   pep::SpecifierSet specifier;
   std::string variant;  // cu126: a local label must be +cu126 or absent
   bool pinned = false;  // ==/=== pin: yanked files still allowed (PEP 592)
+  /// PEP 825 variant wheels: only those of this label are taken (before the ordinary wheels of
+  /// the same version); nullopt: none is.
+  std::optional<std::string> wheel_variant;
 };
 
 CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateFilter& filter,

@@ -3,6 +3,7 @@
 // the METADATA entry only; else the whole wheel.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,11 +20,16 @@ std::string_view describe(MetadataSource source);
 struct WheelMetadata {
   std::string text;  // the METADATA file's bytes
   MetadataSource source = MetadataSource::pep658;
+  /// Set when a source was passed over for cause: the `.metadata` file did not match the hash the
+  /// page gives for it (pytorch/pytorch#197552: a `Checksum-SHA256:` line appended on the CDN).
+  std::optional<std::string> warning;
 };
 
-/// Fetches the METADATA of `link`'s wheel. Throws IntegrityError (exit 5) when a `.metadata` file
-/// does not match the page's hash or the wheel has no `*.dist-info/METADATA` or it is corrupt;
-/// IoError (exit 4) when nothing can be read.
+/// Fetches the METADATA of `link`'s wheel. A `.metadata` file that does not match the page's hash
+/// is not trusted: the METADATA is read from the wheel itself instead (range requests, else the
+/// whole file, whose hash the page pins), and `warning` says so. Throws IntegrityError (exit 5)
+/// when the wheel has no `*.dist-info/METADATA`, it is corrupt, or the whole wheel does not match
+/// its hash; IoError (exit 4) when nothing can be read.
 WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& link);
 
 }  // namespace wheelmod::index_client

@@ -20,7 +20,11 @@ inline constexpr std::string_view k_default_index = "https://download.pytorch.or
 struct Selection {
   std::vector<std::string> specs;  // PEP 508 requirements
   std::string toolchain;           // foss-2024a; "" with --python
-  std::string accelerator = "cpu";
+  /// cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2, rocm6.2.4; "": the variant an --index URL of a
+  /// variant directory names, else cpu.
+  std::string accelerator;
+  /// The index root; a variant directory's URL (…/whl/cu126, as pytorch.org tells pip users) is
+  /// taken as the root and that variant (with_index_variant).
   std::string index = std::string(k_default_index);
   std::string python;      // X.Y; "": the toolchain's
   std::string arch;        // "": this host's
@@ -29,6 +33,10 @@ struct Selection {
   std::string config_dir;  // site tables merged over the shipped ones; "": none
   bool no_deps = false;
   bool bundle_missing = false;
+  /// The compute nodes' NVIDIA driver (550.54.15): CUDA variants it cannot run are passed over.
+  /// "": this machine's, where /proc/driver/nvidia/version exists; "none": not checked.
+  std::string driver;
+  std::string wheel_variant;  // PEP 825 variant label to accept; "": variant wheels are skipped
 };
 
 struct DownloadSettings {
@@ -38,6 +46,11 @@ struct DownloadSettings {
   std::string cacert;
   bool no_cache = false;
 };
+
+/// `selection` with an --index that names a variant directory split into the index root and
+/// --accelerator (noted to `reporter`), and an empty accelerator made `cpu`. Throws UsageError
+/// when --accelerator names another variant than the URL, or the URL names a legacy directory.
+Selection with_index_variant(Selection selection, Reporter& reporter);
 
 /// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG default), else "".
 std::string cache_dir_or_default(const std::string& given);

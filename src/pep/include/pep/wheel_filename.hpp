@@ -1,5 +1,7 @@
 // Wheel file names: PEP 427 "File name convention" with the PEP 491 build tag and PEP 425
 // compressed tag sets. Reference: packaging.utils.parse_wheel_filename (python3-packaging 23.0).
+// Beyond packaging: the variant label of PEP 825 (Draft, "Variant label"), so a variant wheel is
+// recognised as one instead of being misread or refused as a malformed name.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +29,13 @@ struct WheelFilename {
   Version version;           // `2.6.0+cu126` (from `2.6.0+cu126` or `2.6.0%2Bcu126`)
   std::optional<BuildTag> build;
   std::vector<Tag> tags;  // the expanded tag set, in the order written
+  /// PEP 825 `-{variant label}` after the platform tag (`cu128`, `null`); nullopt for an
+  /// ordinary wheel.
+  std::optional<std::string> variant_label;
 
   /// Parses `torch-2.6.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl`; a percent-encoded `+`
-  /// (`%2B`, as in download.pytorch.org's hrefs) is accepted and decoded.
+  /// (`%2B`, as in download.pytorch.org's hrefs) is accepted and decoded. Also
+  /// `torch-2.10.0-cp313-cp313-manylinux_2_28_x86_64-cu128.whl` (PEP 825 variant label).
   static Parsed<WheelFilename> parse(std::string_view filename);
 };
 

@@ -21,15 +21,17 @@ struct TargetSummary {
   std::string python_source;  // "toolchain foss-2024a (Python/3.12.3-GCCcore-13.3.0)" / "--python"
   std::string arch;
   std::string glibc;
-  std::string accelerator;         // cpu / cuda 12.6.0 / rocm 6.2.4
-  std::string accelerator_source;  // "toolchain (CUDA/12.6.0)" / "--accelerator"
+  std::string accelerator;                   // cpu / cuda 12.6.0 / rocm 6.2.4
+  std::string accelerator_source;            // "toolchain (CUDA/12.6.0)" / "--accelerator"
+  std::optional<std::string> nvidia_driver;  // "550.54.15 (--driver)"; nullopt: not checked
 };
 
 struct VariantChoice {
   std::string variant;  // cu126
   std::string reason;   // "exact match for CUDA 12.6.0" / "closest lower ..."
   bool exact = true;
-  std::vector<std::string> tried;  // variants tried before it, with why they failed
+  std::vector<std::string> tried;             // variants tried before it, with why they failed
+  std::optional<std::string> minimum_driver;  // CUDA variants: the oldest NVIDIA driver (580)
 };
 
 enum class DependencyResolution {
@@ -83,6 +85,7 @@ struct ResolveReport {
   std::vector<std::string> modules;  // every EB module to load, sorted, unique
   std::vector<Dependency> missing;   // dependencies nothing provides
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;  // worth knowing, not wrong: variant wheels passed over
 };
 
 nlohmann::json to_json(const ResolveReport& report);

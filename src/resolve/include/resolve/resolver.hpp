@@ -26,6 +26,12 @@ enum class MissingLibraries {
   bundle,  // the matching nvidia-* wheel from the index is bundled (--bundle-missing)
 };
 
+/// The NVIDIA driver the wheels must run under, and where that came from.
+struct DriverVersion {
+  std::string version;  // 550.54.15
+  std::string source;   // "--driver", "/proc/driver/nvidia/version"
+};
+
 struct ResolveRequest {
   std::vector<pep::Requirement> specs;
   std::string index_root;                // URL of the index root (variants below it)
@@ -37,6 +43,11 @@ struct ResolveRequest {
   pep::TagTarget tag_target;  // python, arch, glibc
   bool no_deps = false;
   MissingLibraries missing_libraries = MissingLibraries::report;
+  /// A CUDA variant this driver cannot run (index_client::minimum_driver) is passed over like a
+  /// wrong Python; nullopt: not checked.
+  std::optional<DriverVersion> nvidia_driver;
+  /// PEP 825 variant wheels of this label are taken; nullopt: variant wheels are skipped.
+  std::optional<std::string> wheel_variant;
   /// Whether the site has a module ("cuDNN/9.5.1.17-CUDA-12.6.0"), asked for CUDA libraries only
   /// (the relink needs their directories); unset: every module of the generation's table exists.
   std::function<bool(const std::string& module)> module_installed;
