@@ -157,12 +157,15 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
   }
   std::stable_sort(set.fitting.begin(), set.fitting.end(),
                    [](const Candidate& a, const Candidate& b) {
+                     // PEP 825 "Variant ordering": a (chosen) variant wheel before the
+                     // non-variant ones of the same version. Variant wheels carry no local
+                     // label (torch-2.10.0-…-cu128.whl beside torch-2.10.0+cu128-…whl), so
+                     // the public versions are compared.
+                     if (a.wheel.variant_label.has_value() != b.wheel.variant_label.has_value() &&
+                         a.wheel.version.public_version() == b.wheel.version.public_version())
+                       return a.wheel.variant_label.has_value();
                      if (a.wheel.version != b.wheel.version)
                        return a.wheel.version > b.wheel.version;
-                     // PEP 825 "Variant ordering": a (chosen) variant wheel before the
-                     // non-variant ones of the same version.
-                     if (a.wheel.variant_label.has_value() != b.wheel.variant_label.has_value())
-                       return a.wheel.variant_label.has_value();
                      return a.rank < b.rank;
                    });
   return set;

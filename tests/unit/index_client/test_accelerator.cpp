@@ -1,5 +1,8 @@
+#include <set>
+
 #include <catch2/catch.hpp>
 
+#include "index/page.hpp"
 #include "index_client/accelerator.hpp"
 
 using namespace wheelmod::index_client;
@@ -68,4 +71,77 @@ TEST_CASE("variant_candidates: exact first, then older of the same major",
   CHECK(variant_candidates(AcceleratorKind::rocm, "6.4.1") ==
         std::vector<std::string>{"rocm6.4.1", "rocm6.4", "rocm6.3", "rocm6.2.4", "rocm6.2",
                                  "rocm6.1", "rocm6.0"});
+}
+
+TEST_CASE("variant_candidates: a ROCm version matches the directories that extend it",
+          "[index_client][accelerator]") {
+  // The index names some ROCm directories by patch level: rocm:6.2 means rocm6.2.4 as well.
+  CHECK(variant_candidates(AcceleratorKind::rocm, "6.2") ==
+        std::vector<std::string>{"rocm6.2.4", "rocm6.2", "rocm6.1", "rocm6.0"});
+  const std::set<std::string> listed{"cpu", "cu126", "cu130", "rocm6.4", "rocm7.0", "rocm7.1"};
+  CHECK(variant_candidates(AcceleratorKind::rocm, "7.1", &listed) ==
+        std::vector<std::string>{"rocm7.1", "rocm7.0"});
+  // With the index's own list, a directory it does not have is never probed.
+  CHECK(variant_candidates(AcceleratorKind::rocm, "7.2", &listed) ==
+        std::vector<std::string>{"rocm7.1", "rocm7.0"});
+  CHECK(variant_candidates(AcceleratorKind::cuda, "13.3.0", &listed) ==
+        std::vector<std::string>{"cu130"});
+  CHECK(variant_candidates(AcceleratorKind::cuda, "12.9.1", &listed) ==
+        std::vector<std::string>{"cu126"});
+}
+
+TEST_CASE("classify_directory knows today's and the legacy directory names",
+          "[index_client][accelerator]") {
+  for (const char* name : {"cpu", "xpu", "cu126", "cu130", "cu132", "rocm6.2.4", "rocm7.14"})
+    CHECK(classify_directory(name) == DirectoryKind::variant);
+  for (const char* name : {"cpu-cxx11-abi", "cpu_pypi_pkg", "cu121_full", "cu124_pypi_cudnn"})
+    CHECK(classify_directory(name) == DirectoryKind::legacy_variant);
+  for (const char* name : {"whl", "torch", "nightly", "variant", "cuda", "rocm", "cu12x", ""})
+    CHECK(classify_directory(name) == DirectoryKind::other);
+}
+
+TEST_CASE("listed_variants reads the directories of /whl/<project>/'s links",
+          "[index_client][accelerator]") {
+  const auto page = wheelmod::index::parse_project_html(
+      R"(<a href="/whl/cu128/torch-2.10.0%2Bcu128-cp313-cp313-manylinux_2_28_x86_64.whl">a</a>
+<a href="https://download-r2.pytorch.org/whl/cu130/torch-2.12.0%2Bcu130-cp313-cp313-manylinux_2_28_x86_64.whl">b</a>
+<a href="/whl/rocm7.1/torch-2.10.0%2Brocm7.1-cp313-cp313-manylinux_2_28_x86_64.whl">c</a>
+<a href="/whl/triton-3.5.0-cp313-cp313-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl">d</a>
+<a href="/whl/cpu-cxx11-abi/torch-2.5.1%2Bcpu.cxx11.abi-cp312-cp312-linux_x86_64.whl">e</a>)",
+      "https://download.pytorch.org/whl/torch/");
+  REQUIRE(page);
+  CHECK(listed_variants(*page) == std::set<std::string>{"cu128", "cu130", "rocm7.1"});
+}
+
+TEST_CASE("minimum_driver follows the CUDA major", "[index_client][accelerator]") {
+  CHECK(minimum_driver("cu130") == "580");
+  CHECK(minimum_driver("cu132") == "580");
+  CHECK(minimum_driver("cu129") == "525.60.13");
+  CHECK(minimum_driver("cu118") == "450.80.02");
+  CHECK_FALSE(minimum_driver("cpu"));
+  CHECK_FALSE(minimum_driver("rocm7.1"));
+}
+
+TEST_CASE("parse_nvidia_driver_version reads /proc/driver/nvidia/version",
+          "[index_client][accelerator]") {
+  CHECK(parse_nvidia_driver_version(
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC "
+            "2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n") == "550.54.15");
+  CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                    "580.65.06  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sun "
+                                    "Jul 27 07:09:29 UTC 2025\n") == "580.65.06");
+  CHECK(parse_nvidia_driver_version("NVRM version: NVIDIA UNIX aarch64 Kernel Module  "
+                                    "535.104.05  Sat Aug 19 01:13:35 UTC 2023\n") == "535.104.05");
+  CHECK_FALSE(parse_nvidia_driver_version(""));
+  CHECK_FALSE(parse_nvidia_driver_version("something else entirely 1.2.3\n"));
+}
+
+TEST_CASE("Accelerator::parse explains xpu and the legacy directories",
+          "[index_client][accelerator]") {
+  const auto xpu = Accelerator::parse("xpu");
+  REQUIRE_FALSE(xpu);
+  CHECK_THAT(xpu.error().message, Catch::Contains("Intel XPU"));
+  const auto legacy = Accelerator::parse("cpu-cxx11-abi");
+  REQUIRE_FALSE(legacy);
+  CHECK_THAT(legacy.error().message, Catch::Contains("legacy"));
 }
