@@ -14,6 +14,7 @@ Python 3.11 standard library only, plus a C compiler.
 """
 
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from samplegen import catalogue, native, pages, wheels
+from samplegen import catalogue, cuda13, native, pages, wheels
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC_DIR = os.path.join(HERE, "src")
@@ -73,6 +74,13 @@ def _write(root: str, relpath: str, data: bytes) -> None:
 
 def _metadata_entry(wheel, data, path, dist, elf):
     meta = dist["METADATA"]
+    entry = _wheel_entry(wheel, data, path, dist, elf)
+    entry["metadata_sha256"] = hashlib.sha256(meta).hexdigest()
+    return entry
+
+
+def _wheel_entry(wheel, data, path, dist, elf):
+    meta = dist["METADATA"]
     reqs = [line[len("Requires-Dist: ") :] for line in meta.decode().splitlines() if line.startswith("Requires-Dist: ")]
     requires_python = next(
         (line.split(": ", 1)[1] for line in meta.decode().splitlines() if line.startswith("Requires-Python: ")), None
@@ -100,32 +108,52 @@ def _metadata_entry(wheel, data, path, dist, elf):
         "size": len(data),
         "has_hash_on_index": wheel.hash_on_index,
         "has_metadata_file": wheel.metadata_file,
-        "metadata_sha256": hashlib.sha256(meta).hexdigest(),
         "second_host": wheel.second_host,
-        "data_requires_python": catalogue.PURE_REQUIRES_PYTHON.get(wheel.project),
+        "data_requires_python": catalogue.data_requires_python(wheel),
         "requires_python": requires_python,
         "requires_dist": reqs,
         "dist_info": wheels.dist_info_name(wheel),
+        "targets": list(wheel.targets) if wheel.targets is not None else None,
+        "contents": wheel.contents,
     }
 
 
-def build(out: str, cc: str, aarch64_cc: str, jobs: int) -> None:
+def cuda13_tree(option: str):
+    """(the scanned tree or None, the MANIFEST cuda13_tree value or None,
+    why it is not used)."""
+    if option == "none":
+        return None, "--cuda13-tree none"
+    root = "/usr/local/cuda" if option == "auto" else option
+    tree, why = cuda13.scan(root)
+    return tree, why
+
+
+def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "auto") -> None:
     started = time.monotonic()
     out = os.path.abspath(out)
     staging = out + ".partial"
     shutil.rmtree(staging, ignore_errors=True)
     os.makedirs(staging)
     chains = toolchains(cc, aarch64_cc)
-    catalogue_wheels = catalogue.wheels()
-    with tempfile.TemporaryDirectory(prefix="wheelmod-sample-") as work:
+    tree, tree_why = cuda13_tree(tree_option)
+    catalogue_wheels = catalogue.wheels(tree)
+    variant_wheels = catalogue.variant_wheels()
+    with tempfile.TemporaryDirectory(prefix="wheelmod-sample-") as work, \
+            concurrent.futures.ThreadPoolExecutor(1) as background:
+        # What the real CUDA 13 libraries answer, measured while gcc runs.
+        answers = background.submit(cuda13.probe, sys.executable, tree) if tree else None
         # Cross-built aarch64 stand-ins are only linked against, not shipped.
         software_roots = {
             "x86_64": os.path.join(staging, "software"),
             "aarch64": os.path.join(work, "aarch64-software"),
         }
         builder = native.Builder(SRC_DIR, jobs)
-        members, eb_stubs = native.plan(builder, chains, software_roots, os.path.join(work, "build"), catalogue_wheels)
+        members, eb_stubs, modules13 = native.plan(
+            builder, chains, software_roots, os.path.join(work, "build"),
+            catalogue_wheels + variant_wheels, tree,
+        )
         builder.run()
+        link_real_modules(staging, modules13)
 
         cache: dict[str, bytes] = {}
 
@@ -135,26 +163,45 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int) -> None:
                     cache[target.path] = handle.read()
             return cache[target.path]
 
-        entries = []
-        for wheel in catalogue_wheels:
-            files, dist, elf_targets = wheels.files_for(wheel, members.get(wheel.filename, []), read_target)
+        def build_wheel(wheel):
+            found = members.get(native.key(wheel), [])
+            files, dist, elf_targets = wheels.files_for(wheel, found, read_target, tree)
             data = wheels.build_zip(wheels.dist_info_name(wheel), files, dist)
             path = wheel_path(wheel, data)
             _write(staging, path, data)
             if wheel.metadata_file:
-                _write(staging, path + ".metadata", dist["METADATA"])
+                served = dist["METADATA"]
+                if wheel.metadata_corrupted:
+                    # pytorch#197552: a checksum line appended to the object.
+                    digest = hashlib.sha256(served).hexdigest()
+                    served += f"Checksum-SHA256: {digest}\n".encode("ascii")
+                _write(staging, path + ".metadata", served)
             elf_bytes = {name: read_target(t) for name, t in elf_targets.items()}
             entry = _metadata_entry(wheel, data, path, dist, elf_bytes)
             entry["elf_members"] = {
                 name: dict(t.expected(), machine=native.elf_machine(elf_bytes[name]))
                 for name, t in sorted(elf_targets.items())
             }
-            entries.append(entry)
+            if wheel.metadata_corrupted:
+                entry["metadata_file_corrupted"] = True
+            return entry
 
-    membership = pages.page_membership(entries)
-    for entry in entries:
-        entry["pages"] = sorted(p for p, listed in membership.items() if entry in listed)
-    rendered = pages.render(entries, "relative")
+        entries = [build_wheel(wheel) for wheel in catalogue_wheels]
+        variant_entries = []
+        for wheel in variant_wheels:
+            entry = build_wheel(wheel)
+            entry["variant_label"] = wheel.variant_label
+            entry["variant_properties"] = catalogue.VARIANT_LABELS[wheel.variant_label][1]
+            entry["source_local"] = wheel.source_local
+            variant_entries.append(entry)
+        index_files = variants_json_files(staging, variant_entries)
+        answered = answers.result() if answers else {}
+
+    listed = entries + variant_entries + index_files
+    membership = pages.page_membership(listed)
+    for entry in listed:
+        entry["pages"] = sorted(p for p, on in membership.items() if any(e is entry for e in on))
+    rendered = pages.render(listed, "relative")
     for relpath, data in rendered.items():
         _write(staging, relpath, data)
 
@@ -162,10 +209,17 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int) -> None:
         "format": MANIFEST_FORMAT,
         "timestamp": catalogue.TIMESTAMP,
         "variants": list(catalogue.VARIANTS),
+        "legacy_directories": list(catalogue.LEGACY_DIRECTORIES),
+        "variant_prefix": f"whl/{catalogue.VARIANT_PREFIX}",
         "aarch64_elf_arch": chains["aarch64"].arch,
         "wheels": entries,
+        "variant_wheels": variant_entries,
+        "index_files": index_files,
         "pages": sorted(rendered),
-        "software": software_manifest(eb_stubs),
+        "software": software_manifest(eb_stubs, modules13, answered),
+        "cuda13_tree": cuda13_manifest(tree, answered),
+        "cuda13_tree_missing": None if tree else tree_why,
+        "quirks": quirks(entries, variant_entries, index_files, rendered),
     }
     _write(staging, MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
@@ -175,13 +229,155 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int) -> None:
         os.rename(out, old)
     os.rename(staging, out)
     shutil.rmtree(old, ignore_errors=True)
+    tree_note = f"CUDA 13 tree {tree.root}" if tree else f"no CUDA 13 tree ({tree_why})"
     print(
-        f"sample index: {len(entries)} wheels, {len(rendered)} pages, {len(builder.targets)} ELF files "
+        f"sample index: {len(entries)} wheels + {len(variant_entries)} variant wheels, "
+        f"{len(rendered)} pages, {len(builder.targets)} ELF files built, {tree_note}, "
         f"in {time.monotonic() - started:.1f} s -> {out}"
     )
 
 
-def software_manifest(eb_stubs) -> dict:
+def link_real_modules(staging, modules13) -> None:
+    """The CUDA 13 modules' real libraries: absolute symlinks into the tree
+    (SONAME name) and the usual relative lib<x>.so link."""
+    for item in modules13:
+        if item.target is not None:
+            continue
+        directory = os.path.join(staging, "software", item.directory)
+        os.makedirs(directory, exist_ok=True)
+        os.symlink(item.real_path, os.path.join(directory, item.lib.soname))
+        os.symlink(item.lib.soname, os.path.join(directory, f"lib{item.lib.stem}.so"))
+        for name, target in item.extra:
+            os.symlink(target, os.path.join(directory, name))
+
+
+def variants_json_files(staging, variant_entries) -> list[dict]:
+    """{name}-{version}-variants.json beside the variant wheels of each
+    directory (PEP 825 "Index-level metadata"), as index entries."""
+    out = []
+    by_directory: dict[str, list[dict]] = {}
+    for entry in variant_entries:
+        by_directory.setdefault(entry["variant"], []).append(entry)
+    for directory, listed in sorted(by_directory.items()):
+        first = listed[0]
+        filename = f"{first['distribution']}-{first['version']}-variants.json"
+        labels = sorted({e["variant_label"] for e in listed})
+        text = json.dumps(catalogue.variants_json(labels), indent=2, sort_keys=True) + "\n"
+        data = text.encode("utf-8")
+        path = f"whl/{directory}/{filename}"
+        _write(staging, path, data)
+        out.append(
+            {
+                "filename": filename,
+                "project": first["project"],
+                "location": "variant",
+                "variant": directory,
+                "path": path,
+                "url_path": "/" + path,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "size": len(data),
+                "has_hash_on_index": True,
+                "has_metadata_file": False,
+                "metadata_sha256": None,
+                "second_host": first["second_host"],
+                "data_requires_python": None,
+                "labels": labels,
+            }
+        )
+    return out
+
+
+def cuda13_manifest(tree, answered) -> dict | None:
+    if tree is None:
+        return None
+    return {
+        "path": tree.root,
+        "wheels": {
+            project: {
+                "version": entry.version,
+                "platform": entry.platform,
+                "contents": "whole" if entry.whole else "subset",
+            }
+            for project, entry in sorted(tree.wheels.items())
+        },
+        # cudaRuntimeGetVersion, cudnnGetVersion, ncclGetVersion, ... of the
+        # real libraries, as loaded here (empty if they could not be).
+        "api_versions": answered,
+    }
+
+
+def quirks(entries, variant_entries, index_files, rendered) -> dict:
+    """Quirk name -> the files (tree paths) and pages concerned (README
+    "Index quirks reproduced")."""
+    every = entries + variant_entries + index_files
+
+    def paths(condition, among=entries):
+        return sorted(e["path"] for e in among if condition(e))
+
+    modern = set(catalogue.MODERN_RELEASES)
+    copies = []
+    for page in rendered:
+        parts = page.split("/")
+        if len(parts) == 4 and parts[1] in catalogue.VARIANTS:
+            root_page = f"whl/{parts[2]}/index.html"
+            if any(page in e["pages"] and e["location"] == "mirror" for e in entries):
+                copies.append(page)
+                assert root_page in rendered
+    return {
+        "second_host": paths(lambda e: e["second_host"], every),
+        "copied_root_pages": sorted(copies),
+        "root_level_files": paths(lambda e: e["location"] == "root"),
+        "missing_hash": paths(lambda e: not e["has_hash_on_index"], every),
+        "corrupted_metadata": sorted(
+            e["path"] + ".metadata" for e in entries if e.get("metadata_file_corrupted")
+        ),
+        "unlabelled_aarch64": paths(
+            lambda e: e["project"] in ("torchvision", "torchaudio")
+            and _release(e) in modern
+            and e["arch"] == "aarch64"
+            and e["local"] is None
+            and e["accelerator"] not in (None, "cpu")
+        ),
+        "compound_tag": paths(lambda e: "." in e["platform"] and _release(e) in modern),
+        "abi3": paths(lambda e: e["abi"] == "abi3"),
+        "no_aarch64": paths(
+            lambda e: e["project"] == "torch"
+            and e["arch"] == "x86_64"
+            and e["public_version"] in modern
+            and not any(
+                o["project"] == "torch" and o["arch"] == "aarch64" and o["variant"] == e["variant"]
+                and o["public_version"] == e["public_version"]
+                for o in entries
+            )
+            and e["accelerator"] in catalogue.ACCELERATORS
+            and catalogue.ACCELERATORS[e["accelerator"]].kind == "cuda"
+        ),
+        "variant_wheels": sorted(e["path"] for e in variant_entries + index_files),
+        "mixed_variant_page": sorted(
+            {
+                page
+                for e in variant_entries
+                if e["variant"] != catalogue.VARIANT_PREFIX
+                for page in e["pages"]
+            }
+        ),
+        "legacy_directories": sorted(
+            [p for p in rendered if p.split("/")[1] in catalogue.LEGACY_DIRECTORIES]
+            + paths(lambda e: e["variant"] in catalogue.LEGACY_DIRECTORIES)
+        ),
+        "root_lists_variants": ["whl/index.html"],
+    }
+
+
+def _release(entry):
+    try:
+        wheel_release = catalogue.release_of(entry["public_version"])
+    except StopIteration:
+        return None
+    return wheel_release.version
+
+
+def software_manifest(eb_stubs, modules13=(), answered=None) -> dict:
     """The sample EasyBuild tree: per module, its libraries and symlinks."""
     modules: dict[str, dict] = {}
     for cuda, libraries in native.EB_MODULE_SETS.items():
@@ -198,6 +394,37 @@ def software_manifest(eb_stubs) -> dict:
                     "api_version": lib.api_version,
                 }
             )
+    answered = answered or {}
+    real_answer = {
+        "libcudart.so.13": "cudart", "libcudnn.so.9": "cudnn", "libnccl.so.2": "nccl",
+        "libcublas.so.13": "cublas", "libcufft.so.12": "cufft", "libcurand.so.10": "curand",
+        "libcusolver.so.12": "cusolver",
+    }
+    for item in modules13:
+        lib = item.lib
+        directory = f"software/{item.directory}"
+        module = modules.setdefault(lib.module, {"cuda": native.CUDA13_EB, "libraries": []})
+        if item.target is None:
+            record = {
+                "path": f"{directory}/{lib.soname}",
+                "soname": lib.soname,
+                "real": True,
+                "target": item.real_path,
+                "symlinks": {f"{directory}/lib{lib.stem}.so": lib.soname},
+                "needed": cuda13.TreeFile(item.real_path).expected()["needed"],
+                "api_version": answered.get(real_answer.get(lib.soname)),
+                "also": {f"{directory}/{name}": target for name, target in item.extra},
+            }
+        else:
+            record = {
+                "path": f"{directory}/{lib.real_name}",
+                "soname": lib.soname,
+                "real": False,
+                "symlinks": {f"{directory}/{name}": dest for name, dest in item.target.symlinks},
+                "needed": item.target.expected()["needed"],
+                "api_version": lib.api_version,
+            }
+        module["libraries"].append(record)
     return {"root": "software", "modules": dict(sorted(modules.items()))}
 
 
@@ -206,7 +433,9 @@ def render_pages(root: str, dest: str, style: str, second_host: str | None) -> N
         manifest = json.load(handle)
     if manifest.get("format") != MANIFEST_FORMAT:
         raise SystemExit(f"error: {root}/{MANIFEST}: unknown format\nhint: rebuild the sample index")
-    for relpath, data in pages.render(manifest["wheels"], style, second_host).items():
+    listed = manifest["wheels"] + manifest.get("variant_wheels", [])
+    listed += manifest.get("index_files", [])
+    for relpath, data in pages.render(listed, style, second_host).items():
         _write(dest, relpath, data)
 
 
@@ -218,6 +447,12 @@ def main(argv=None) -> int:
     build_cmd.add_argument("--cc", default="gcc")
     build_cmd.add_argument("--aarch64-cc", default="auto", help="auto (default), none, or a compiler path")
     build_cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    build_cmd.add_argument(
+        "--cuda13-tree",
+        default="auto",
+        help="the installed CUDA 13 wheels to take real libraries from: auto (/usr/local/cuda "
+        "if it has them, the default), none, or a directory",
+    )
     render_cmd = commands.add_parser("render-pages", help="write the pages of a built tree in another style")
     render_cmd.add_argument("--root", required=True, help="a tree written by 'build'")
     render_cmd.add_argument("--dest", required=True)
@@ -225,7 +460,7 @@ def main(argv=None) -> int:
     render_cmd.add_argument("--second-host", help="e.g. http://localhost:8080 (required for --style server)")
     args = parser.parse_args(argv)
     if args.command == "build":
-        build(args.out, args.cc, args.aarch64_cc, args.jobs)
+        build(args.out, args.cc, args.aarch64_cc, args.jobs, args.cuda13_tree)
     else:
         if args.style == "server" and not args.second_host:
             parser.error("--style server needs --second-host")

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import posixpath
+import re
 import stat
 import subprocess
 import sys
@@ -36,14 +37,16 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VARIANTS = ("cpu", "cu124", "cu126", "rocm6.2.4")
 CUDA_RPATH_PREFIX = "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cuda_cupti/lib:"
+# The 2024/25 releases (the checks written for them keep to them).
+OLD_VERSIONS = ("2.5.1", "2.6.0", "0.20.1", "0.21.0", "3.1.0", "3.2.0")
 
 
 class Problems:
     def __init__(self):
         self.items = []
         self.imports = 0
+        self.notes = []
 
     def add(self, subject, message):
         self.items.append(f"{subject}: {message}")
@@ -66,13 +69,26 @@ def read(root, relpath) -> bytes:
 # -- wheels -----------------------------------------------------------------
 
 
+def variant_label(filename: str) -> tuple[str, str | None]:
+    """(the PEP 427 file name, the PEP 825 variant label or None): a sixth
+    dash-separated component before .whl is a variant label."""
+    stem = filename[: -len(".whl")]
+    parts = stem.split("-")
+    labelled = len(parts) == 6 and re.fullmatch(r"[0-9a-z_.]{1,16}", parts[5])
+    if labelled and not parts[2][0].isdigit():
+        return "-".join(parts[:5]) + ".whl", parts[5]
+    return filename, None
+
+
 def check_wheel(p, root, entry, elf_cache):
     name = entry["filename"]
     data = read(root, entry["path"])
     p.check(sha256(data) == entry["sha256"], name, "sha256 differs from MANIFEST.json")
     p.check(len(data) == entry["size"], name, "size differs from MANIFEST.json")
 
-    dist, version, build_tag, tags = parse_wheel_filename(name)
+    plain, label = variant_label(name)
+    p.check(label == entry.get("variant_label"), name, f"variant label {label!r} vs MANIFEST")
+    dist, version, build_tag, tags = parse_wheel_filename(plain)
     p.check(not build_tag, name, "unexpected build tag")
     p.check(canonicalize_name(dist) == entry["project"], name, "file name and MANIFEST project differ")
     p.check(str(version) == entry["version"], name, f"file name version {version} != {entry['version']}")
@@ -114,7 +130,9 @@ def check_wheel(p, root, entry, elf_cache):
             p.add(name, f"entry_points.txt: {err}")
 
     metadata_path = os.path.join(root, entry["path"] + ".metadata")
-    if entry["has_metadata_file"]:
+    if entry["has_metadata_file"] and entry.get("metadata_file_corrupted"):
+        check_corrupted_metadata(p, root, entry, metadata)
+    elif entry["has_metadata_file"]:
         if p.check(os.path.exists(metadata_path), name, "missing .metadata file"):
             p.check(read(root, entry["path"] + ".metadata") == metadata, name, ".metadata differs from METADATA")
     else:
@@ -123,7 +141,9 @@ def check_wheel(p, root, entry, elf_cache):
 
     elf_members = {n for n in names if archive.read(n).startswith(b"\x7fELF")}
     p.check(elf_members == set(entry["elf_members"]), name, "ELF members differ from MANIFEST elf_members")
-    p.check((not elf_members) == (entry["accelerator"] is None), name, "pure/native mismatch")
+    # A subset of a real NVIDIA wheel may hold no library at all (README).
+    if entry.get("contents") != "subset":
+        p.check((not elf_members) == (entry["accelerator"] is None), name, "pure/native mismatch")
     for member in sorted(elf_members & set(entry["elf_members"])):
         actual = elf_info(archive.read(member), elf_cache)
         expected = entry["elf_members"][member]
@@ -132,6 +152,22 @@ def check_wheel(p, root, entry, elf_cache):
             p.check(actual[key] == expected[key], f"{name}:{member}", wanted)
         p.check(actual["machine"] == entry["elf_arch"], f"{name}:{member}", "machine differs from elf_arch")
         p.check(not (actual["rpath"] and actual["runpath"]), f"{name}:{member}", "both RPATH and RUNPATH")
+
+
+def check_corrupted_metadata(p, root, entry, metadata):
+    """pytorch#197552: the served .metadata has a line appended, so it does
+    not match the page's data-core-metadata, while the wheel's own METADATA
+    does."""
+    name = entry["filename"]
+    served = read(root, entry["path"] + ".metadata")
+    appended = served != metadata and served.startswith(metadata)
+    p.check(appended, name, ".metadata is not METADATA + more")
+    extra = served[len(metadata) :].decode("ascii", "replace")
+    line = re.fullmatch(r"Checksum-SHA256: [0-9a-f]{64}\n", extra)
+    p.check(line is not None, name, f"appended {extra!r}")
+    want = entry["metadata_sha256"]
+    p.check(sha256(served) != want, name, "corrupted .metadata matches its hash")
+    p.check(sha256(metadata) == want, name, "zip METADATA does not match the hash")
 
 
 def check_record(p, name, archive, dist_info):
@@ -153,7 +189,8 @@ def check_record(p, name, archive, dist_info):
 
 def check_metadata(p, name, entry, raw, dist, version):
     message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw)
-    p.check(message["Metadata-Version"] == "2.1", name, "Metadata-Version is not 2.1")
+    version_ok = message["Metadata-Version"] in ("2.1", "2.4")
+    p.check(version_ok, name, "Metadata-Version is not 2.1 or 2.4")
     p.check(canonicalize_name(message["Name"]) == canonicalize_name(dist), name, "Name differs from the file name")
     p.check(Version(message["Version"]) == version, name, "Version differs from the file name")
     requires = message.get_all("Requires-Dist") or []
@@ -238,11 +275,16 @@ class Anchors(html.parser.HTMLParser):
             self.h1 = (self.h1 or "") + data
 
 
+def index_entries(manifest):
+    """Everything the pages link: wheels, PEP 825 variant wheels, index files."""
+    return manifest["wheels"] + manifest.get("variant_wheels", []) + manifest.get("index_files", [])
+
+
 def check_pages(p, page_root, manifest, style, second_host=None):
     """page_root holds the pages; MANIFEST paths are relative to the tree."""
-    by_path = {e["path"]: e for e in manifest["wheels"]}
+    by_path = {e["path"]: e for e in index_entries(manifest)}
     listed = {}
-    for entry in manifest["wheels"]:
+    for entry in index_entries(manifest):
         for page in entry["pages"]:
             listed.setdefault(page, set()).add(entry["filename"])
     found = set()
@@ -318,9 +360,31 @@ def check_link(p, subject, page_dir, link, by_path, style, second_host):
 # -- the software tree --------------------------------------------------------
 
 
+def check_real_library(p, root, lib, elf_cache):
+    """A CUDA 13 module's real library: an absolute symlink into the tree
+    that resolves to a file with the SONAME, plus the relative lib<x>.so."""
+    path = os.path.join(root, lib["path"])
+    target = lib["target"]
+    ok = os.path.islink(path) and os.readlink(path) == target and os.path.isabs(target)
+    p.check(ok, lib["path"], f"must be a symlink to {target}")
+    if not p.check(os.path.isfile(path), lib["path"], f"does not resolve ({target})"):
+        return
+    with open(path, "rb") as handle:
+        actual = elf_info(handle.read(), elf_cache)
+    p.check(actual["soname"] == lib["soname"], lib["path"], f"SONAME {actual['soname']}")
+    p.check(actual["needed"] == lib["needed"], lib["path"], f"NEEDED {actual['needed']}")
+    for link, dest in list(lib["symlinks"].items()) + list(lib.get("also", {}).items()):
+        full = os.path.join(root, link)
+        ok = os.path.islink(full) and os.readlink(full) == dest
+        p.check(ok and os.path.isfile(full), link, f"must be a symlink to {dest} that resolves")
+
+
 def check_software(p, root, manifest, elf_cache):
     for module, info in manifest["software"]["modules"].items():
         for lib in info["libraries"]:
+            if lib.get("real"):
+                check_real_library(p, root, lib, elf_cache)
+                continue
             path = os.path.join(root, lib["path"])
             if not p.check(os.path.isfile(path) and not os.path.islink(path), lib["path"], "missing"):
                 continue
@@ -354,39 +418,310 @@ def check_quirks(p, manifest):
     has("root", "pytorch_triton_rocm-3.2.0-cp312-cp312-linux_x86_64.whl")
     has("cu126", "nvidia_cusparselt_cu12-0.6.3-py3-none-manylinux2014_x86_64.whl")
     has("cu126", "nvidia_cusparselt_cu12-0.6.3-py3-none-manylinux2014_aarch64.whl")
+    legacy = set(manifest.get("legacy_directories", []))
     for e in wheels:
         subject = f"catalogue:{e['filename']}"
-        if e["project"] == "torch" and e["public_version"] == "2.5.1":
+        old = e["public_version"] in OLD_VERSIONS and e["variant"] not in legacy
+        if e["project"] == "torch" and e["public_version"] == "2.5.1" and old:
             p.check(e["variant"] in ("cpu", "cu124"), subject, "torch 2.5.1 must exist only for cpu and cu124")
-        if e["project"] == "torch" and e["variant"] in ("cu124", "cu126") and e["arch"] == "aarch64":
+        cuda_aarch64 = e["variant"] in ("cu124", "cu126") and e["arch"] == "aarch64"
+        if e["project"] == "torch" and cuda_aarch64 and old:
             only = e["variant"] == "cu126" and e["public_version"] == "2.6.0"
             p.check(only, subject, "CUDA aarch64 is 2.6.0+cu126 only")
             p.check(e["platform"] == "linux_aarch64", subject, "2.6.0+cu126 aarch64 is tagged linux_aarch64")
             p.check(not any(r.startswith(("nvidia-", "triton")) for r in e["requires_dist"]), subject, "uv#14540")
-        if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64":
+        if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64" and old:
             p.check(any(r.startswith("nvidia-cudnn-cu12==9.5.1.17") for r in e["requires_dist"]), subject, "cu126 pins")
             libcuda = e["elf_members"]["torch/lib/libtorch_cuda.so"]
             p.check(libcuda["runpath"] is None and libcuda["rpath"].startswith(CUDA_RPATH_PREFIX), subject, "DT_RPATH")
             p.check(libcuda["rpath"].endswith(":$ORIGIN"), subject, "libtorch_cuda RPATH must end with $ORIGIN")
             p.check("libcudart.so.12" in libcuda["needed"], subject, "libtorch_cuda must need libcudart.so.12")
-        if e["variant"] == "rocm6.2.4" or e["project"] in ("triton", "pytorch-triton-rocm"):
+        old_triton = e["project"] in ("triton", "pytorch-triton-rocm") and old
+        if e["variant"] == "rocm6.2.4" or old_triton:
             p.check(e["arch"] == "x86_64", subject, "ROCm and triton wheels are x86_64 only")
         if e["project"] in ("triton", "pytorch-triton-rocm"):
             p.check(e["location"] == "root", subject, "triton wheels live at the index root")
-        if e["project"] in ("torchvision", "torchaudio") and e["arch"] == "aarch64":
+        if e["project"] in ("torchvision", "torchaudio") and e["arch"] == "aarch64" and old:
             p.check(e["local"] is None, subject, "aarch64 domain wheels carry no local label")
         if e["project"] in ("torch", "torchvision", "torchaudio"):
-            new = e["public_version"] in ("2.6.0", "0.21.0")
-            p.check(e["has_metadata_file"] == new, subject, "PEP 658 .metadata exactly for the 2.6 generation")
+            new = e["public_version"] not in ("2.5.1", "0.20.1")
+            message = "PEP 658 .metadata from the 2.6 generation on"
+            p.check(e["has_metadata_file"] == new, subject, message)
         if e["project"] == "nvidia-cusparselt-cu12":
             check_cusparselt_entry(p, subject, e)
     # Every cu126 x86_64 torch pins the cuSPARSELt wheel its directory serves.
     for e in wheels:
-        if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64":
+        if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64" and (
+            e["public_version"] == "2.6.0"
+        ):
             pins = [r.split(";")[0] for r in e["requires_dist"] if r.startswith("nvidia-cusparselt-cu12")]
             served = {f"nvidia-cusparselt-cu12=={n['version']}" for n in wheels
                       if n["project"] == "nvidia-cusparselt-cu12" and n["variant"] == "cu126"}
             p.check(pins and set(pins) <= served, f"catalogue:{e['filename']}", f"{pins} not served: {served}")
+
+
+# -- the 2026 generation (independent of the generator) ------------------------
+
+MODERN = ("2.10.0", "2.12.0")
+# pytorch .ci/manywheel/build_cuda.sh (799d09f2), "Using nvidia libs from
+# pypi", CUDA 13; torch/lib files get it + :$ORIGIN, torch/_C + :$ORIGIN:$ORIGIN/lib.
+CUDA13_RPATH = (
+    "$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN/../../nvidia/nvshmem/lib:$ORIGIN/../../nvidia/nccl/lib:"
+    "$ORIGIN/../../nvidia/cusparselt/lib:$ORIGIN/../../nvidia/cu13/lib"
+)
+CUDA13_NEEDED = (
+    "libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libnvrtc.so.13", "libcufft.so.12",
+    "libcurand.so.10", "libcusparse.so.12", "libcusolver.so.12", "libcupti.so.13", "libcudnn.so.9",
+    "libnccl.so.2", "libcusparseLt.so.0", "libcufile.so.0",
+)
+# The CUDA 13 names (unsuffixed toolkit wheels, -cu13 for the libraries
+# released apart from the toolkit).
+CUDA13_NAMES = {
+    "cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cuda-cupti",
+    "nvidia-cublas", "nvidia-cufft", "nvidia-curand", "nvidia-cusolver", "nvidia-cusparse",
+    "nvidia-nvtx", "nvidia-nvjitlink", "nvidia-cufile", "nvidia-cudnn-cu13",
+    "nvidia-cusparselt-cu13", "nvidia-nccl-cu13", "nvidia-nvshmem-cu13",
+}
+QUIRKS = {
+    "second_host", "copied_root_pages", "root_level_files", "missing_hash", "corrupted_metadata",
+    "unlabelled_aarch64", "compound_tag", "abi3", "no_aarch64", "variant_wheels",
+    "mixed_variant_page", "legacy_directories", "root_lists_variants",
+}
+VARIANT_LABEL = re.compile(r"[0-9a-z_.]{1,16}")
+
+
+def check_quirks_2026(p, root, manifest):
+    wheels = manifest["wheels"]
+    quirks = manifest.get("quirks", {})
+    subject = "quirks"
+    p.check(set(quirks) == QUIRKS, subject, f"quirk names {sorted(quirks)}")
+    for name, paths in quirks.items():
+        for path in paths:
+            exists = os.path.exists(os.path.join(root, path))
+            p.check(exists, subject, f"{name}: {path} does not exist")
+    by_name = {}
+    for e in wheels:
+        by_name.setdefault((e["variant"] or e["location"], e["filename"]), e)
+
+    def get(variant, filename):
+        found = by_name.get((variant, filename))
+        p.check(found is not None, "catalogue", f"{variant}/{filename} missing")
+        return found or {}
+
+    modern = [e for e in wheels if e["project"] in ("torch", "torchvision", "torchaudio")
+              and e.get("public_version") and _modern(e)]
+    # second host: every torch/vision/audio/triton file of the new releases.
+    second = set(quirks.get("second_host", []))
+    for e in modern + [e for e in wheels if e["project"] in ("triton", "pytorch-triton-rocm",
+                                                            "pytorch-triton-xpu") and _modern(e)]:
+        p.check(e["second_host"] and e["path"] in second, e["filename"], "not on the second host")
+    # triton and sympy at /whl/ itself.
+    for e in wheels:
+        if e["project"] in ("triton", "pytorch-triton-rocm", "pytorch-triton-xpu") or (
+            e["project"] == "sympy" and e["version"] == "1.14.0"
+        ):
+            at_root = e["location"] == "root" and e["path"].count("/") == 1
+            p.check(at_root and e["path"] in quirks.get("root_level_files", []), e["filename"],
+                    "not a root-level file")
+    # no #sha256 on torch 2.10.0+cu128 aarch64.
+    t = get("cu128", "torch-2.10.0+cu128-cp313-cp313-manylinux_2_28_aarch64.whl")
+    p.check(t and not t["has_hash_on_index"] and t["path"] in quirks.get("missing_hash", []),
+            "catalogue", "torch 2.10.0+cu128 aarch64 must have no hash on the index")
+    # the corrupted .metadata (checked byte for byte in check_wheel).
+    v = get("cu130", "torchvision-0.25.0+cu130-cp313-cp313-manylinux_2_28_x86_64.whl")
+    p.check(quirks.get("corrupted_metadata") == [v.get("path", "") + ".metadata"]
+            and v.get("metadata_file_corrupted"), "quirks", "corrupted_metadata")
+    # unlabelled aarch64 domain wheels in cu128 only; x86_64 ones labelled.
+    for project, version in (("torchvision", "0.25.0"), ("torchaudio", "2.10.0")):
+        bare = get("cu128", f"{project}-{version}-cp313-cp313-manylinux_2_28_aarch64.whl")
+        labelled = get("cu128", f"{project}-{version}+cu128-cp313-cp313-manylinux_2_28_x86_64.whl")
+        p.check(bare.get("local") is None and "torch==2.10.0" in bare.get("requires_dist", []),
+                project, "cu128 aarch64 must be unlabelled and pin torch==2.10.0")
+        p.check(labelled.get("local") == "cu128", project, "cu128 x86_64 must carry +cu128")
+        listed = bare.get("path") in quirks.get("unlabelled_aarch64", [])
+        p.check(listed, project, "unlabelled_aarch64")
+    p.check(len(quirks.get("unlabelled_aarch64", [])) == 2, "quirks", "unlabelled_aarch64 count")
+    # compound tags and abi3.
+    for e in wheels:
+        if e["project"] in ("triton", "pytorch-triton-rocm", "pytorch-triton-xpu") and _modern(e):
+            arch = e["arch"]
+            ok = e["platform"] == f"manylinux_2_27_{arch}.manylinux_2_28_{arch}"
+            listed = e["path"] in quirks.get("compound_tag", [])
+            p.check(ok and listed, e["filename"], "compound tag")
+    for variant in ("cu128", "cu130"):
+        platform = "manylinux_2_24_x86_64.manylinux_2_28_x86_64"
+        name = f"torchao-0.15.0+{variant}-cp310-abi3-{platform}.whl"
+        ao = get(variant, name)
+        p.check(ao.get("path") in quirks.get("abi3", []), name, "abi3 quirk")
+        members = set(ao.get("elf_members", {}))
+        p.check(members == {"torchao/_C.abi3.so"}, name, "torchao/_C.abi3.so")
+    p.check(not any(e["project"] == "torchao" and e["arch"] != "x86_64" for e in wheels), "torchao",
+            "x86_64 only")
+    # cu132: x86_64 only.
+    cu132 = [e for e in wheels if e["project"] == "torch" and e["variant"] == "cu132"]
+    p.check(cu132 and all(e["arch"] == "x86_64" for e in cu132), "cu132", "torch 2.12.0+cu132 has "
+            "an aarch64 wheel or none at all")
+    listed = set(quirks.get("no_aarch64", []))
+    message = "no_aarch64 must list the cu132 torch wheels"
+    p.check({e["path"] for e in cu132} <= listed, "quirks", message)
+    for e in wheels:
+        if e["path"] in listed:
+            sibling = any(
+                o["project"] == "torch" and o["arch"] == "aarch64" and o["variant"] == e["variant"]
+                and o["public_version"] == e["public_version"]
+                for o in wheels
+            )
+            p.check(not sibling, e["filename"], "listed under no_aarch64 but has an aarch64 wheel")
+    check_variant_wheels(p, root, manifest)
+    check_listing_quirks(p, root, manifest)
+    for e in wheels:
+        if e["project"] == "torch" and _modern(e):
+            check_torch_2026(p, e)
+
+
+def _modern(e):
+    release = {"0.25.0": "2.10.0", "0.27.0": "2.12.0", "3.6.0": "2.10.0", "3.7.1": "2.12.0"}
+    return release.get(e["public_version"], e["public_version"]) in MODERN
+
+
+def check_torch_2026(p, e):
+    """Pins and the ELF dynamic sections of one torch 2.10/2.12 wheel."""
+    subject = f"2026:{e['filename']}"
+    variant = e["variant"]
+    reqs = e["requires_dist"]
+    names = {Requirement(r).name for r in reqs}
+    p.check("sympy>=1.13.3" in reqs and any(r.startswith("setuptools") for r in reqs), subject,
+            "sympy>=1.13.3 and setuptools")
+    members = e["elf_members"]
+    if variant in ("cu130", "cu132"):
+        nvidia = {n for n in names if n.startswith(("nvidia-", "cuda-"))}
+        p.check(nvidia == CUDA13_NAMES, subject, f"CUDA 13 names: {sorted(nvidia ^ CUDA13_NAMES)}")
+        binding = 'cuda-bindings==13.0.3; platform_system == "Linux"'
+        p.check(binding in reqs, subject, "cuda-bindings")
+        for r in reqs:
+            if r.startswith(("nvidia-", "cuda-", "triton")):
+                p.check(r.endswith('; platform_system == "Linux"'), subject, f"marker of {r}")
+        cuda = members.get("torch/lib/libtorch_cuda.so", {})
+        p.check(cuda.get("rpath") == CUDA13_RPATH + ":$ORIGIN" and cuda.get("runpath") is None,
+                subject, f"libtorch_cuda DT_RPATH {cuda.get('rpath')}")
+        missing = [n for n in CUDA13_NEEDED if n not in cuda.get("needed", [])]
+        p.check(not missing, subject, f"libtorch_cuda lacks NEEDED {missing}")
+        nvshmem = members.get("torch/lib/libtorch_nvshmem.so", {})
+        p.check("libnvshmem_host.so.3" in nvshmem.get("needed", []), subject, "libtorch_nvshmem")
+        c_ext = next((m for n, m in members.items() if n.startswith("torch/_C.")), {})
+        p.check(c_ext.get("rpath") == CUDA13_RPATH + ":$ORIGIN:$ORIGIN/lib", subject, "_C DT_RPATH")
+    elif variant in ("cu126", "cu128", "cu129"):
+        binding = 'cuda-bindings==12.9.4; platform_system == "Linux"'
+        p.check(binding in reqs, subject, "cuda-bindings")
+        suffixed = all(n.endswith("-cu12") for n in names if n.startswith("nvidia-"))
+        p.check(suffixed, subject, "-cu12")
+        both = "nvidia-nvshmem-cu12" in names and "nvidia-cufile-cu12" in names
+        p.check(both, subject, "nvshmem and cufile")
+        cuda = members.get("torch/lib/libtorch_cuda.so", {})
+        rpath = cuda.get("rpath") or ""
+        for part in ("nvidia/nvshmem/lib", "nvidia/cufile/lib", "nvidia/cudnn/lib"):
+            p.check(f"$ORIGIN/../../{part}" in rpath, subject, f"RPATH lacks {part}")
+        p.check("libcufile.so.0" in cuda.get("needed", []), subject, "libcufile.so.0")
+        p.check("libnvToolsExt.so.1" not in cuda.get("needed", []), subject, "no libnvToolsExt")
+    elif variant == "xpu":
+        intel = any(n.startswith("intel-") for n in names)
+        p.check(intel and "pytorch-triton-xpu" in names, subject, "xpu pins")
+        p.check(members.get("torch/lib/libtorch_xpu.so", {}).get("rpath", "").startswith(
+            "$ORIGIN/../../../.."), subject, "xpu RPATH")
+    elif variant == "rocm7.1":
+        p.check("torch/lib/libamdhip64.so" in members, subject, "ROCm bundled in the wheel")
+    p.check(e["platform"].startswith("manylinux_2_28_"), subject, "manylinux_2_28")
+
+
+def check_variant_wheels(p, root, manifest):
+    """PEP 825: variant-labelled file names, the variants.json next to them
+    on every page that lists them, variant.json inside the wheel."""
+    variants = manifest.get("variant_wheels", [])
+    files = {f["path"]: f for f in manifest.get("index_files", [])}
+    p.check(any(v["variant"] == "variant" for v in variants), "variants", "no whl/variant/ wheels")
+    mixed = [v for v in variants if v["variant"] != "variant"]
+    p.check(len(mixed) == 1, "variants", f"{len(mixed)} variant wheels outside whl/variant/")
+    for v in variants:
+        subject = v["filename"]
+        label = v["variant_label"]
+        p.check(VARIANT_LABEL.fullmatch(label) is not None, subject, f"label {label!r}")
+        named = v["filename"].endswith(f"-{label}.whl") and v["local"] is None
+        p.check(named, subject, "file name")
+        archive = zipfile.ZipFile(os.path.join(root, v["path"]))
+        inside = json.loads(archive.read(f"{v['dist_info']}/variant.json"))
+        p.check(list(inside["variants"]) == [label], subject, "variant.json")
+        p.check(inside["$schema"].startswith("https://"), subject, "variant.json $schema")
+        for page in v["pages"]:
+            listed = [f for f in files.values() if page in f["pages"]]
+            name = f"torch-{v['public_version']}-variants.json"
+            p.check(any(f["filename"] == name for f in listed), subject, f"{page} lacks {name}")
+            for f in listed:
+                data = json.loads(read(root, f["path"]))
+                p.check(label in data["variants"], subject, f"{f['path']} lacks {label}")
+    p.check(any("whl/cu128/torch/index.html" in v["pages"] for v in mixed), "variants",
+            "the cu128 torch page must list one variant wheel")
+
+
+def check_listing_quirks(p, root, manifest):
+    quirks = manifest.get("quirks", {})
+    text = read(root, "whl/index.html").decode()
+    for directory in manifest["variants"] + manifest.get("legacy_directories", []) + ["variant"]:
+        p.check(f'href="{directory}/"' in text, "whl/index.html", f"does not list {directory}/")
+    for legacy in manifest.get("legacy_directories", []):
+        torch_root = read(root, "whl/torch/index.html").decode()
+        p.check(f"/{legacy}/" not in torch_root, "whl/torch/index.html", f"lists {legacy} files")
+        page = f"whl/{legacy}/torch/index.html"
+        p.check(page in quirks.get("legacy_directories", []), "quirks", "legacy_directories")
+    # Shared dependencies: the nvidia-* CUDA 13 pages only where targeted.
+    for e in manifest["wheels"]:
+        if e["location"] == "mirror" and e.get("targets") is not None:
+            want = {"whl"} | {f"whl/{t}" for t in e["targets"]}
+            got = {posixpath.dirname(posixpath.dirname(page)) for page in e["pages"]}
+            message = f"page copies in {sorted(got)}, want {sorted(want)}"
+            p.check(got == want, e["filename"], message)
+
+
+def check_copied_pages(p, dest, manifest):
+    """The server rendering's copies are byte for byte the root page."""
+    for page in manifest.get("quirks", {}).get("copied_root_pages", []):
+        root_page = "whl/" + page.split("/", 2)[2]
+        same = read(dest, page) == read(dest, root_page)
+        p.check(same, page, f"differs from {root_page} in the server rendering")
+
+
+def check_cuda13_wheels(p, root, manifest, require):
+    """The nvidia-* CUDA 13 wheels rebuilt from the tree: the tree's own
+    bytes (RECORD of the installed wheel), whole or the small members."""
+    tree = manifest.get("cuda13_tree")
+    if tree is None:
+        why = manifest.get("cuda13_tree_missing")
+        message = (f"skipped: no CUDA 13 tree at build time ({why}); the real-library "
+                   "checks and the CUDA 13 wheels are not in this sample")
+        print(f"note: {message}", file=sys.stderr)
+        if require:
+            p.add("--require-cuda13", message)
+        return
+    for e in manifest["wheels"]:
+        if e.get("contents") not in ("whole", "subset"):
+            continue
+        dist_info = os.path.join(tree["path"], "dist-info", e["dist_info"])
+        with open(os.path.join(dist_info, "RECORD"), encoding="utf-8", newline="") as handle:
+            rows = {r[0]: r for r in csv.reader(handle) if ".dist-info/" not in r[0]}
+        archive = zipfile.ZipFile(os.path.join(root, e["path"]))
+        names = [n for n in archive.namelist() if not n.startswith(e["dist_info"] + "/")]
+        subject = e["filename"]
+        if e["contents"] == "whole":
+            p.check(set(names) == set(rows), subject, "a whole wheel must hold every RECORD member")
+        else:
+            p.check(set(names) <= set(rows), subject, "members the real wheel lacks")
+            p.check(all(int(rows[n][2]) <= 1024 * 1024 for n in names), subject, "a large member")
+        for name in names:
+            digest = base64.urlsafe_b64encode(hashlib.sha256(archive.read(name)).digest())
+            same = "sha256=" + digest.rstrip(b"=").decode() == rows[name][1]
+            p.check(same, subject, f"{name} differs")
+        with open(os.path.join(dist_info, "METADATA"), "rb") as handle:
+            same = archive.read(f"{e['dist_info']}/METADATA") == handle.read()
+            p.check(same, subject, "METADATA")
 
 
 CUSPARSELT_LIBRARY = "cusparselt/lib/libcusparseLt.so.0"
@@ -459,16 +794,71 @@ print("ok", torch.__version__)
 """
 
 
+# hipRuntimeGetVersion of the ROCm builds' bundled libamdhip64.
+HIP_RUNTIME = {"rocm6.2.4": 60241134, "rocm7.1": 70125424}
+
+
+def module_set(entry):
+    """The sample CUDA module set a CUDA torch build is meant to run with:
+    2023b/2024a for the 2024/25 releases, 2025b (12.9.1) for the 2026 CUDA
+    12 builds, 2026.1 (13.3.0) for CUDA 13."""
+    variant, version = entry["variant"], entry["public_version"]
+    if variant == "cu124":
+        return "12.4.0"
+    if variant == "cu126":
+        return "12.6.0" if version == "2.6.0" else "12.9.1"
+    return {"cu128": "12.9.1", "cu129": "12.9.1", "cu130": "13.3.0", "cu132": "13.3.0"}.get(variant)
+
+
+def module_library(manifest, cuda, soname):
+    for info in manifest["software"]["modules"].values():
+        if info["cuda"] == cuda:
+            for lib in info["libraries"]:
+                if lib["soname"] == soname:
+                    return lib
+    return None
+
+
+CUDA13_SCRIPT = """
+import ctypes, os
+import torch
+assert torch.__version__ == {version!r}, torch.__version__
+assert torch._C._build_version() == {version!r}
+# Ask the loaded libraries directly (dlopen by SONAME finds the loaded ones).
+runtime = ctypes.c_int()
+assert ctypes.CDLL("libcudart.so.13").cudaRuntimeGetVersion(ctypes.byref(runtime)) == 0
+cudnn = ctypes.CDLL("libcudnn.so.9")
+cudnn.cudnnGetVersion.restype = ctypes.c_size_t
+nccl = ctypes.c_int()
+assert ctypes.CDLL("libnccl.so.2").ncclGetVersion(ctypes.byref(nccl)) == 0
+want = (runtime.value, cudnn.cudnnGetVersion(), nccl.value)
+got = (torch._C._runtime_version(), torch.backends.cudnn.version(), torch._C._nccl_version())
+assert got == want, (got, want)
+assert {expected!r} in (None, want), ("the build recorded", {expected!r}, want)
+assert torch._C._library_check() > 0, torch._C._library_check()
+mapped = {{os.path.realpath(line.split()[-1]) for line in open("/proc/self/maps")
+          if line.rstrip().endswith(("libcudart.so.13", "libcudnn.so.9", "libnccl.so.2"))}}
+assert mapped == set({real!r}), mapped
+if {domain!r}:
+    import torchvision, torchaudio
+    assert torchvision._cuda_version() == torchaudio._cuda_version() == runtime.value
+print("ok", torch.__version__, *want)
+"""
+
+
 def check_imports(p, root, manifest, python):
     """Imports every x86_64 torch wheel of python's tag with its torchvision
-    and torchaudio (CUDA ones with the sample modules on LD_LIBRARY_PATH)."""
+    and torchaudio (CUDA ones with the sample modules on LD_LIBRARY_PATH;
+    CUDA 13 ones against the real libraries where the build had them)."""
     version = subprocess.run(
         [python, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"],
         capture_output=True, text=True, check=True,
     )
     tag = version.stdout.strip()
+    legacy = set(manifest.get("legacy_directories", []))
     torch_entries = [
         e for e in manifest["wheels"] if e["project"] == "torch" and e["python"] == tag and e["arch"] == "x86_64"
+        and e["variant"] not in legacy
     ]
     p.check(bool(torch_entries), "import", f"no {tag} x86_64 torch wheel to import with {python}")
     for torch_entry in torch_entries:
@@ -490,28 +880,59 @@ def check_imports(p, root, manifest, python):
                 zipfile.ZipFile(os.path.join(root, e["path"])).extractall(site)
                 for member in e["elf_members"]:
                     os.chmod(os.path.join(site, member), 0o755)
-            cuda = {"cu124": "12.4.0", "cu126": "12.6.0"}.get(variant)
-            runtime = {"cu124": 12040, "cu126": 12060, "rocm6.2.4": 60241134}.get(variant, -1)
+            cuda = module_set(torch_entry)
+            cudart = module_library(manifest, cuda, f"libcudart.so.{cuda[:2]}") if cuda else None
+            runtime = cudart["api_version"] if cudart else HIP_RUNTIME.get(variant, -1)
             script = IMPORT_SCRIPT.format(
                 version=torch_entry["version"],
                 accelerated=variant != "cpu",
                 runtime=runtime,
                 domain=bool(companions),
             )
+            if cudart and cudart.get("real"):
+                script = cuda13_script(manifest, torch_entry, bool(companions))
             env = dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1")
             env.pop("LD_LIBRARY_PATH", None)
+            if variant == "xpu":
+                # The Intel runtime wheels (libsycl.so.8) are not in the sample.
+                result = subprocess.run(
+                    [python, "-c", script], env=env, capture_output=True, text=True, cwd=site
+                )
+                p.check(result.returncode != 0 and "libsycl.so.8" in result.stderr, subject,
+                        "an XPU build must fail to load without libsycl.so.8")
+                continue
             if cuda:
-                # Without the CUDA modules the import must fail the way the real one does.
+                # Without the CUDA modules the import must fail the way the real one does (on a
+                # machine whose ld.so.cache has the CUDA 13 libraries, at the first library
+                # the system lacks).
                 bare = subprocess.run([python, "-c", script], env=env, capture_output=True, text=True, cwd=site)
-                failed_like_real = bare.returncode != 0 and "not found in the system path" in bare.stderr
+                failed_like_real = bare.returncode != 0 and (
+                    "not found in the system path" in bare.stderr
+                    or "cannot open shared object file" in bare.stderr
+                )
                 p.check(failed_like_real, subject, "imports without the CUDA libraries")
+                # For this check only: the modules on LD_LIBRARY_PATH (torch's RPATH entries
+                # name nvidia/ wheel directories that are not there).
                 env["LD_LIBRARY_PATH"] = ":".join(eb_library_path(root, manifest, cuda))
             result = subprocess.run([python, "-c", script], env=env, capture_output=True, text=True, cwd=site)
             p.check(result.returncode == 0, subject, f"import failed:\n{result.stderr}")
+            if result.returncode == 0 and cudart and cudart.get("real"):
+                p.notes.append(f"{torch_entry['filename']}: real CUDA 13 libraries answer "
+                               f"(runtime, cuDNN, NCCL) = {tuple(result.stdout.split()[2:])}")
             p.imports += 1
         bundled = nvidia_wheels_for(manifest, torch_entry)
         if cuda and bundled:
             check_bundled_import(p, root, manifest, python, torch_entry, companions, bundled, script, cuda)
+
+
+def cuda13_script(manifest, torch_entry, domain):
+    tree = manifest["cuda13_tree"]
+    answers = tree.get("api_versions") or {}
+    expected = (answers["cudart"], answers["cudnn"], answers["nccl"]) if answers else None
+    real = sorted(os.path.realpath(os.path.join(tree["path"], "lib", name))
+                  for name in ("libcudart.so.13", "libcudnn.so.9", "libnccl.so.2"))
+    return CUDA13_SCRIPT.format(version=torch_entry["version"], expected=expected, real=real,
+                                domain=domain)
 
 
 def nvidia_wheels_for(manifest, torch_entry):
@@ -575,16 +996,24 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--python", action="append", help="interpreter for the import checks (repeatable; default: this one)"
     )
+    parser.add_argument(
+        "--require-cuda13",
+        action="store_true",
+        help="fail when the sample was built without the CUDA 13 tree "
+        "(real-library checks skipped)",
+    )
     args = parser.parse_args(argv)
     root = os.path.abspath(args.root)
     with open(os.path.join(root, "MANIFEST.json"), encoding="utf-8") as handle:
         manifest = json.load(handle)
     p = Problems()
     elf_cache = {}
-    for entry in manifest["wheels"]:
+    for entry in manifest["wheels"] + manifest.get("variant_wheels", []):
         check_wheel(p, root, entry, elf_cache)
     check_software(p, root, manifest, elf_cache)
     check_quirks(p, manifest)
+    check_quirks_2026(p, root, manifest)
+    check_cuda13_wheels(p, root, manifest, args.require_cuda13)
     check_cusparselt_symbols(p, root, manifest, elf_cache)
     check_pages(p, root, manifest, "relative")
     with tempfile.TemporaryDirectory() as dest:
@@ -595,9 +1024,12 @@ def main(argv=None) -> int:
             check=True,
         )
         check_pages(p, dest, manifest, "server", second_host)
+        check_copied_pages(p, dest, manifest)
     if not args.no_import:
         for python in args.python or [sys.executable]:
             check_imports(p, root, manifest, python)
+    for note in p.notes:
+        print(f"note: {note}")
     for item in p.items:
         print(f"error: {item}", file=sys.stderr)
     wheels = len(manifest["wheels"])

@@ -239,6 +239,21 @@ def _cuda_module(cuda, versions):
     ]
 
 
+def _cuda_module_2025(cuda, versions):
+    """CUDA 12.9's toolkit libraries: no libnvToolsExt any more (pytorch
+    .ci/manywheel/build_cuda.sh bundles it only below 12.9), and cuFile's
+    libcufile.so.0 (GPUDirect Storage, part of the toolkit's lib64)."""
+    libraries = [lib for lib in _cuda_module(cuda, versions) if lib.stem != "nvToolsExt"]
+    libraries.insert(
+        -1,
+        EbLibrary(
+            f"CUDA/{cuda}", "lib64", "cufile", "libcufile.so.0", versions["cufile"], "CUFILE",
+            versions["cufile_api"],
+        ),
+    )
+    return libraries
+
+
 EB_MODULE_SETS = {
     "12.6.0": _cuda_module(
         "12.6.0",
@@ -291,7 +306,217 @@ EB_MODULE_SETS = {
         EbLibrary("cuDNN/9.0.0.312-CUDA-12.4.0", "lib", "cudnn", "libcudnn.so.9", "9.0.0", "CUDNN", 90000),
         EbLibrary("NCCL/2.20.5-GCCcore-13.2.0-CUDA-12.4.0", "lib", "nccl", "libnccl.so.2", "2.20.5", "NCCL", 22005),
     ],
+    # 2025b (easybuild-easyconfigs develop@9ba1c10: c/CUDA/CUDA-12.9.1.eb,
+    # c/cuDNN/cuDNN-9.15.0.57-CUDA-12.9.1.eb, n/NCCL/NCCL-2.27.7-GCCcore-14.3.0-
+    # CUDA-12.9.1.eb, c/cuSPARSELt/cuSPARSELt-0.8.0.4-CUDA-12.9.1.eb,
+    # n/NVSHMEM/NVSHMEM-3.3.20-gompi-2025b-CUDA-12.9.1.eb). Component file
+    # versions: the CUDA 12.9 wheels the 2.10-cycle matrix pins (catalogue).
+    "12.9.1": _cuda_module_2025(
+        "12.9.1",
+        {
+            "cudart": "12.9.79",
+            "cublas": "12.9.1.4",
+            "cublas_api": 120901,
+            "cufft": "11.4.1.4",
+            "cufft_api": 11401,
+            "curand": "10.3.10.19",
+            "curand_api": 10310,
+            "nvjitlink": "12.9.86",
+            "cusparse": "12.5.10.65",
+            "cusparse_api": 12510,
+            "cusolver": "11.7.5.82",
+            "cusolver_api": 11705,
+            "nvrtc": "12.9.86",
+            "cupti": "2025.2.1",
+            "cupti_api": 28,
+            "cufile": "1.14.1",
+            "cufile_api": 1140,
+        },
+    )
+    + [
+        EbLibrary(
+            "cuDNN/9.15.0.57-CUDA-12.9.1", "lib", "cudnn", "libcudnn.so.9", "9.15.0", "CUDNN", 91500
+        ),
+        EbLibrary(
+            "NCCL/2.27.7-GCCcore-14.3.0-CUDA-12.9.1", "lib", "nccl", "libnccl.so.2", "2.27.7",
+            "NCCL", 22707,
+        ),
+        EbLibrary(
+            "cuSPARSELt/0.8.0.4-CUDA-12.9.1", "lib", "cusparseLt", "libcusparseLt.so.0", "0.8.0.4",
+            "CUSPARSELT", 800,
+        ),
+        EbLibrary(
+            "NVSHMEM/3.3.20-gompi-2025b-CUDA-12.9.1", "lib", "nvshmem_host", "libnvshmem_host.so.3",
+            "3.3.20", "NVSHMEM", 3030,
+        ),
+    ],
 }
+
+
+# -- the 2026.1 CUDA 13 modules ------------------------------------------------
+#
+# Module names of easybuild-easyconfigs develop@9ba1c10 (c/CUDA/CUDA-13.3.0.eb,
+# c/cuDNN/cuDNN-9.23.0.39-CUDA-13.3.0.eb, n/NCCL/NCCL-2.30.4-GCCcore-15.2.0-
+# CUDA-13.3.0.eb, c/cuSPARSELt/cuSPARSELt-0.9.1.1-CUDA-13.3.0.eb); NVSHMEM for
+# CUDA 13 is not in upstream: a site's own module. The libraries are the real
+# ones of the machine's CUDA 13 tree (CUDA 13.0 wheels, cuDNN 9.19, NCCL
+# 2.28.9), laid out by symlink; what the tree lacks (cuFile, cuSPARSELt,
+# NVSHMEM) is a stand-in with the real SONAME. Without the tree, every one is
+# a stand-in answering what the real library answers on the project's
+# machines (cudaRuntimeGetVersion 13000, cudnnGetVersion 91900, ...).
+CUDA13_EB = "13.3.0"
+
+
+@dataclasses.dataclass(frozen=True)
+class Cuda13Library:
+    module: str
+    libdir: str
+    stem: str
+    soname: str
+    real_version: str  # the stand-in's file: lib<stem>.so.<real_version>
+    macro: str
+    api_version: int
+    needs: tuple[str, ...] = ()
+    in_tree: bool = True  # the tree has lib/<soname>
+    also: tuple[str, ...] = ()  # further real files of the module (cuDNN's sub-libraries)
+
+    @property
+    def real_name(self) -> str:
+        return f"lib{self.stem}.so.{self.real_version}"
+
+
+_C13 = f"CUDA/{CUDA13_EB}"
+CUDA13_LIBRARIES = (
+    Cuda13Library(_C13, "lib64", "cudart", "libcudart.so.13", "13.0.96", "CUDART", 13000),
+    Cuda13Library(_C13, "lib64", "cublasLt", "libcublasLt.so.13", "13.1.0.3", "CUBLASLT", 130100),
+    Cuda13Library(
+        _C13, "lib64", "cublas", "libcublas.so.13", "13.1.0.3", "CUBLAS", 130100,
+        ("libcublasLt.so.13",),
+    ),
+    Cuda13Library(_C13, "lib64", "cufft", "libcufft.so.12", "12.0.0.61", "CUFFT", 12000),
+    Cuda13Library(_C13, "lib64", "curand", "libcurand.so.10", "10.4.0.35", "CURAND", 10400),
+    Cuda13Library(_C13, "lib64", "nvJitLink", "libnvJitLink.so.13", "13.0.88", "NVJITLINK", 13000),
+    Cuda13Library(
+        _C13, "lib64", "cusparse", "libcusparse.so.12", "12.6.3.3", "CUSPARSE", 12603,
+        ("libnvJitLink.so.13",),
+    ),
+    Cuda13Library(
+        _C13, "lib64", "cusolver", "libcusolver.so.12", "12.0.4.66", "CUSOLVER", 12004,
+        ("libnvJitLink.so.13", "libcusparse.so.12", "libcublas.so.13", "libcublasLt.so.13"),
+    ),
+    Cuda13Library(
+        _C13, "lib64", "nvrtc", "libnvrtc.so.13", "13.0.88", "NVRTC", 13000,
+        also=("libnvrtc-builtins.so.13.0",),
+    ),
+    Cuda13Library(
+        _C13, "lib64", "cufile", "libcufile.so.0", "1.15.1", "CUFILE", 1150, in_tree=False
+    ),
+    Cuda13Library(
+        _C13, "extras/CUPTI/lib64", "cupti", "libcupti.so.13", "2025.3.1", "CUPTI", 130001
+    ),
+    Cuda13Library(
+        f"cuDNN/9.23.0.39-CUDA-{CUDA13_EB}", "lib", "cudnn", "libcudnn.so.9", "9.19.0", "CUDNN",
+        91900,
+        also=tuple(
+            f"libcudnn_{part}.so.9"
+            for part in (
+                "adv", "cnn", "engines_precompiled", "engines_runtime_compiled", "graph",
+                "heuristic", "ops",
+            )
+        ),
+    ),
+    Cuda13Library(
+        f"NCCL/2.30.4-GCCcore-15.2.0-CUDA-{CUDA13_EB}", "lib", "nccl", "libnccl.so.2", "2.28.9",
+        "NCCL", 22809,
+    ),
+    Cuda13Library(
+        f"cuSPARSELt/0.9.1.1-CUDA-{CUDA13_EB}", "lib", "cusparseLt", "libcusparseLt.so.0",
+        "0.9.1.1", "CUSPARSELT", 901, in_tree=False,
+    ),
+    Cuda13Library(
+        f"NVSHMEM/3.4.5-gompi-2026.1-CUDA-{CUDA13_EB}", "lib", "nvshmem_host",
+        "libnvshmem_host.so.3", "3.4.5", "NVSHMEM", 3040, in_tree=False,
+    ),
+)
+
+
+def _cuda13_target(builder, toolchain, out_dir, lib, by_soname, name=None, symlinks=()):
+    return builder.add(
+        Target(
+            name=name or lib.soname,
+            out_dir=out_dir,
+            source="eb/cuda_libs.c",
+            defines=(
+                (f"SAMPLE_LIB_{lib.macro}", "1"),
+                ("SAMPLE_API_VERSION", str(lib.api_version)),
+                ("SAMPLE_CUDA13", "1"),
+            ),
+            toolchain=toolchain,
+            soname=lib.soname,
+            deps=tuple(by_soname[s] for s in lib.needs),
+            symlinks=tuple(symlinks),
+        )
+    )
+
+
+def cuda13_stubs(builder, toolchain, work) -> dict[str, Target]:
+    """Link-time stand-ins for every CUDA 13 library torch links (same
+    SONAMEs and symbols), so the wheels' bytes never depend on the tree.
+    Not shipped."""
+    out_dir = os.path.join(work, toolchain.arch, "cuda13-stubs")
+    by_soname: dict[str, Target] = {}
+    for lib in CUDA13_LIBRARIES:
+        by_soname[lib.soname] = _cuda13_target(builder, toolchain, out_dir, lib, by_soname)
+    return by_soname
+
+
+@dataclasses.dataclass
+class ModuleLibrary:
+    """One library of a CUDA 13 module: a symlink to the tree's real file,
+    or a built stand-in."""
+
+    lib: Cuda13Library
+    directory: str  # software/<module>/<libdir>, relative to the tree root
+    target: "Target | None"  # the stand-in, or None for a real library
+    real_path: str | None  # what the SONAME link points at (absolute)
+    extra: tuple[tuple[str, str], ...] = ()  # further real files: (name, absolute target)
+
+
+def cuda13_modules(builder, toolchain, root, tree) -> list[ModuleLibrary]:
+    """The 2026.1 module set under root (software/): real libraries by
+    symlink where the tree has them, built stand-ins otherwise."""
+    out = []
+    by_soname: dict[str, Target] = {}
+    for lib in CUDA13_LIBRARIES:
+        directory = os.path.join(lib.module, lib.libdir)
+        if tree is not None and lib.in_tree:
+            extra = tuple((name, tree.lib(name)) for name in lib.also)
+            out.append(ModuleLibrary(lib, directory, None, tree.lib(lib.soname), extra))
+            continue
+        symlinks = [(f"lib{lib.stem}.so", lib.soname), (lib.soname, lib.real_name)]
+        out_dir = os.path.join(root, directory)
+        target = _cuda13_target(
+            builder, toolchain, out_dir, lib, by_soname, lib.real_name, symlinks
+        )
+        by_soname[lib.soname] = target
+        out.append(ModuleLibrary(lib, directory, target, None))
+    return out
+
+
+# XPU: the SYCL runtime the torch XPU libraries link (from the intel-sycl-rt
+# wheel in reality, which the sample does not serve). Link-time only.
+def xpu_stubs(builder, toolchain, work) -> dict[str, Target]:
+    target = builder.add(
+        Target(
+            name="libsycl.so.8",
+            out_dir=os.path.join(work, toolchain.arch, "xpu-stubs"),
+            source="xpu/sycl.c",
+            defines=(),
+            toolchain=toolchain,
+            soname="libsycl.so.8",
+        )
+    )
+    return {"libsycl.so.8": target}
 
 
 def eb_targets(builder: Builder, toolchain: Toolchain, root: str) -> dict[str, dict[str, Target]]:
@@ -373,17 +598,69 @@ GLOBAL_DEPS_CUDA_LIBS = (
     "libcusparse.so.12",
     "libnvToolsExt.so.1",
 )
+# The 2026 generation (pytorch .ci/manywheel/build_cuda.sh at 799d09f2, the
+# "Using nvidia libs from pypi" branch): the list starts with cudnn,
+# nvshmem, nccl and cusparselt; CUDA 13 adds only nvidia/cu13/lib (every
+# CUDA 13 wheel but cuDNN, NCCL, NVSHMEM and cuSPARSELt installs there), CUDA
+# 12 the per-component directories, the cu12 cuSPARSELt's top-level one,
+# nvtx and cufile. A readelf of a real 2.13.0+cu130 libtorch_cuda.so
+# shows this list + ":$ORIGIN" (pytorch-index.md §4.1).
+_NV = "$ORIGIN/../../nvidia"
+CUDA_RPATHS_2026_HEAD = tuple(f"{_NV}/{d}/lib" for d in ("cudnn", "nvshmem", "nccl", "cusparselt"))
+CUDA_RPATHS_2026 = {
+    13: CUDA_RPATHS_2026_HEAD + (f"{_NV}/cu13/lib",),
+    12: CUDA_RPATHS_2026_HEAD
+    + tuple(
+        f"{_NV}/{d}/lib"
+        for d in (
+            "cublas", "cuda_cupti", "cuda_nvrtc", "cuda_runtime", "cufft", "curand", "cusolver",
+            "cusparse",
+        )
+    )
+    + ("$ORIGIN/../../cusparselt/lib", f"{_NV}/nvtx/lib", f"{_NV}/cufile/lib"),
+}
+# torch_cuda's CUDA libraries in 2026: no libnvToolsExt (NVTX 3 is
+# header-only; CUDA 12.9 and 13 ship no libnvToolsExt), cuFile linked
+# (USE_CUFILE=1 in build_cuda.sh), NVSHMEM through libtorch_nvshmem.so.
+TORCH_CUDA_LIBS_2026 = {
+    12: (
+        "libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12", "libcudnn.so.9", "libnccl.so.2",
+        "libcufft.so.11", "libcurand.so.10", "libcusparse.so.12", "libcusolver.so.11",
+        "libnvrtc.so.12", "libcusparseLt.so.0", "libcupti.so.12", "libcufile.so.0",
+    ),
+    13: (
+        "libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libcudnn.so.9", "libnccl.so.2",
+        "libcufft.so.12", "libcurand.so.10", "libcusparse.so.12", "libcusolver.so.12",
+        "libnvrtc.so.13", "libcusparseLt.so.0", "libcupti.so.13", "libcufile.so.0",
+    ),
+}
+GLOBAL_DEPS_2026 = {
+    12: (
+        "libcudart.so.12", "libcublas.so.12", "libcublasLt.so.12", "libcudnn.so.9",
+        "libcufft.so.11", "libcurand.so.10", "libcusparse.so.12",
+    ),
+    13: (
+        "libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libcudnn.so.9",
+        "libcufft.so.12", "libcurand.so.10", "libcusparse.so.12",
+    ),
+}
+# XPU (pytorch .ci/manywheel/build_xpu.sh, "Using xpu runtime libs from
+# pypi"): forced RPATH to <prefix>/lib, where the intel-* wheels install.
+XPU_RPATH = "$ORIGIN/../../../.."
+
+
 # pytorch .ci/manywheel/build_rocm.sh: ROCm wheels bundle these under
 # torch/lib, renamed without the SONAME version (libamdhip64.so.6 ->
 # libamdhip64.so): (file, source macro, needs, version number it reports;
 # 0 = none). ROCm 6.2.4 ships RCCL 2.20.5.
-ROCM_BUNDLED = (
-    ("libhsa-runtime64.so", "HSA", (), 0),
-    ("libamdhip64.so", "AMDHIP", ("libhsa-runtime64.so",), catalogue.ACCELERATORS["rocm6.2.4"].hip_api_version),
-    ("librocblas.so", "ROCBLAS", ("libamdhip64.so",), 0),
-    ("libMIOpen.so", "MIOPEN", ("libamdhip64.so",), 0),
-    ("librccl.so", "RCCL", ("libamdhip64.so",), 22005),
-)
+def rocm_bundled(accel):
+    return (
+        ("libhsa-runtime64.so", "HSA", (), 0),
+        ("libamdhip64.so", "AMDHIP", ("libhsa-runtime64.so",), accel.hip_api_version),
+        ("librocblas.so", "ROCBLAS", ("libamdhip64.so",), 0),
+        ("libMIOpen.so", "MIOPEN", ("libamdhip64.so",), 0),
+        ("librccl.so", "RCCL", ("libamdhip64.so",), accel.rccl_api_version),
+    )
 
 
 @dataclasses.dataclass
@@ -398,6 +675,18 @@ def _quote(text: str) -> str:
     return f'"{text}"'
 
 
+def link_set(wheel) -> str | None:
+    """Which library set (key of plan's stubs) a wheel's CUDA code links:
+    the variant's module set, or the release's for its CUDA 12 builds."""
+    accel = catalogue.ACCELERATORS[wheel.build]
+    if accel.kind == "xpu":
+        return "xpu"
+    release = catalogue.release_of(wheel.release or wheel.version)
+    if accel.cuda_major == 12 and release.eb_cuda12:
+        return release.eb_cuda12
+    return accel.eb_cuda
+
+
 def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
     """The ELF files of one torch wheel (shared by every Python tag)."""
     release = catalogue.release_of(wheel.version)
@@ -405,13 +694,34 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
     out_dir = os.path.join(work, toolchain.arch, f"torch-{wheel.full_version}-{wheel.build}")
     lib_dir = os.path.join(out_dir, "lib")
     defines = [("SAMPLE_BUILD_VERSION", _quote(wheel.full_version))]
-    if accel.kind == "cuda":
+    major = accel.cuda_major
+    if accel.kind == "cuda" and release.modern:
+        cuda_rpath = ":".join(CUDA_RPATHS_2026[major])
+        lib_rpath, c_rpath, dtags = (
+            cuda_rpath + ":$ORIGIN", cuda_rpath + ":$ORIGIN:$ORIGIN/lib", "rpath"
+        )
+        defines += [
+            ("SAMPLE_WITH_CUDA", "1"),
+            ("SAMPLE_WITH_CUSPARSELT", "1"),
+            ("SAMPLE_NO_NVTX", "1"),
+            ("SAMPLE_WITH_CUFILE", "1"),
+            ("SAMPLE_WITH_NVSHMEM", "1"),
+        ]
+        if major == 13:
+            # The real libcusparse rejects cusparseGetVersion(NULL, ...).
+            defines.append(("SAMPLE_CUSPARSE_PROPERTY", "1"))
+        cuda_libs = stubs[link_set(wheel)]
+    elif accel.kind == "cuda":
         cuda_rpath = ":".join(CUDA_RPATHS_2_6 if release.cusparselt else CUDA_RPATHS_2_5)
         lib_rpath, c_rpath, dtags = cuda_rpath + ":$ORIGIN", cuda_rpath + ":$ORIGIN:$ORIGIN/lib", "rpath"
         defines.append(("SAMPLE_WITH_CUDA", "1"))
         if release.cusparselt:
             defines.append(("SAMPLE_WITH_CUSPARSELT", "1"))
         cuda_libs = stubs[accel.eb_cuda]
+    elif accel.kind == "xpu":
+        lib_rpath, c_rpath, dtags = (
+            XPU_RPATH + ":$ORIGIN", XPU_RPATH + ":$ORIGIN:$ORIGIN/lib", "rpath"
+        )
     else:
         # ROCm: forced RPATH $ORIGIN (pytorch .ci/manywheel/build_rocm.sh).
         # CPU: the CMake-built RUNPATH is kept (README "Choices").
@@ -440,9 +750,28 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
     c10 = lib("libc10.so", "torch/c10.c", [])
     torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
     accel_libs = []
+    extra_libs = []
     global_deps = []
     python_extra = []
-    if accel.kind == "cuda":
+    if accel.kind == "cuda" and release.modern:
+        cudart = cuda_libs[f"libcudart.so.{major}"]
+        c10_cuda = lib("libc10_cuda.so", "torch/c10_cuda.c", [c10, cudart])
+        nvshmem = lib(
+            "libtorch_nvshmem.so",
+            "torch/torch_nvshmem.c",
+            [c10, cudart, cuda_libs["libnvshmem_host.so.3"]],
+        )
+        torch_cuda = lib(
+            "libtorch_cuda.so",
+            "torch/torch_cuda.c",
+            [c10_cuda, c10, torch_cpu, nvshmem]
+            + [cuda_libs[s] for s in TORCH_CUDA_LIBS_2026[major]],
+        )
+        accel_libs = [torch_cuda, c10_cuda]
+        extra_libs = [nvshmem]
+        global_deps = [cuda_libs[s] for s in GLOBAL_DEPS_2026[major]]
+        python_extra = [cudart]
+    elif accel.kind == "cuda":
         wanted = [s for s in TORCH_CUDA_LIBS if release.cusparselt or s != "libcusparseLt.so.0"]
         c10_cuda = lib("libc10_cuda.so", "torch/c10_cuda.c", [c10, cuda_libs["libcudart.so.12"]])
         torch_cuda = lib(
@@ -453,7 +782,7 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
         python_extra = [cuda_libs["libcudart.so.12"], cuda_libs["libnvToolsExt.so.1"]]
     elif accel.kind == "rocm":
         bundled = {}
-        for name, macro, needs, api_version in ROCM_BUNDLED:
+        for name, macro, needs, api_version in rocm_bundled(accel):
             bundled[name] = lib(
                 name,
                 "rocm/rocm_libs.c",
@@ -470,6 +799,11 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
         )
         accel_libs = [torch_hip, c10_hip]
         global_deps = [hip]
+    elif accel.kind == "xpu":
+        sycl = stubs["xpu"]["libsycl.so.8"]
+        c10_xpu = lib("libc10_xpu.so", "torch/c10_xpu.c", [c10, sycl])
+        torch_xpu = lib("libtorch_xpu.so", "torch/torch_xpu.c", [c10_xpu, c10, torch_cpu, sycl])
+        accel_libs = [torch_xpu, c10_xpu]
     torch = lib("libtorch.so", "torch/torch.c", [torch_cpu] + accel_libs[:1])
     shm = lib("libshm.so", "torch/shm.c", [c10, torch_cpu])
     deps_lib = lib("libtorch_global_deps.so", "torch/torch_global_deps.c", global_deps)
@@ -506,7 +840,7 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
             executable=True,
         )
     )
-    for target in [c10, torch_cpu, *accel_libs, torch, shm, deps_lib, torch_python]:
+    for target in [c10, torch_cpu, *accel_libs, *extra_libs, torch, shm, deps_lib, torch_python]:
         members.append(Member(f"torch/lib/{target.name}", target))
     members.append(Member("torch/_C.{cpython}.so", c_ext))
     members.append(Member("torch/bin/torch_shm_manager", shm_manager))
@@ -522,10 +856,13 @@ def domain_members(builder, toolchain, work, wheel, torch_libs: dict[str, Target
     deps = [torch_libs["libc10.so"], torch_libs["libtorch_cpu.so"]]
     if accel.kind == "cuda":
         defines.append(("SAMPLE_WITH_CUDA", "1"))
-        deps += [torch_libs["libc10_cuda.so"], torch_libs["libtorch_cuda.so"], stubs[accel.eb_cuda]["libcudart.so.12"]]
+        cudart = stubs[link_set(wheel)][f"libcudart.so.{accel.cuda_major}"]
+        deps += [torch_libs["libc10_cuda.so"], torch_libs["libtorch_cuda.so"], cudart]
     elif accel.kind == "rocm":
         defines.append(("SAMPLE_WITH_ROCM", "1"))
         deps += [torch_libs["libc10_hip.so"], torch_libs["libtorch_hip.so"], torch_libs["libamdhip64.so"]]
+    elif accel.kind == "xpu":
+        deps += [torch_libs["libc10_xpu.so"], torch_libs["libtorch_xpu.so"]]
     if wheel.project == "torchvision":
         # A setuptools extension: no SONAME.
         name, soname, source, arcname = "_C.so", None, "vision/vision_C.c", "torchvision/_C.so"
@@ -551,6 +888,47 @@ def domain_members(builder, toolchain, work, wheel, torch_libs: dict[str, Target
     return [Member(arcname, target)]
 
 
+def torchao_members(builder, toolchain, work, wheel, torch_libs, stubs) -> list[Member]:
+    """torchao's stable-ABI extension torchao/_C.abi3.so: links torch's
+    libraries and the CUDA runtime, no search path of its own (torch has
+    loaded them when it is imported)."""
+    accel = catalogue.ACCELERATORS[wheel.build]
+    cudart = stubs[link_set(wheel)][f"libcudart.so.{accel.cuda_major}"]
+    names = ("libc10.so", "libtorch_cpu.so", "libc10_cuda.so", "libtorch_cuda.so")
+    deps = [torch_libs[n] for n in names]
+    target = builder.add(
+        Target(
+            name="_C.abi3.so",
+            out_dir=os.path.join(work, toolchain.arch, f"torchao-{wheel.full_version}"),
+            source="torchao/torchao_C.c",
+            defines=(("SAMPLE_BUILD_VERSION", _quote(wheel.full_version)),),
+            toolchain=toolchain,
+            deps=tuple(deps + [cudart]),
+        )
+    )
+    return [Member("torchao/_C.abi3.so", target)]
+
+
+def cuda_bindings_members(builder, toolchain, work, wheel) -> list[Member]:
+    """cuda-bindings' extension: it dlopens the CUDA libraries itself (via
+    cuda-pathfinder), so its NEEDED has only libc."""
+    target = builder.add(
+        Target(
+            name="cyruntime.so",
+            out_dir=os.path.join(work, toolchain.arch, f"cuda_bindings-{wheel.version}"),
+            source="cuda_bindings/cyruntime.c",
+            defines=(("SAMPLE_BUILD_VERSION", _quote(wheel.version)),),
+            toolchain=toolchain,
+        )
+    )
+    return [Member("cuda/bindings/cyruntime.{cpython}.so", target)]
+
+
+# ptxas --version of the bundled ptxas: CUDA 12.4 for triton 3.1/3.2, CUDA
+# 12.9 for the 2026 triton builds (recalled, README "Choices").
+PTXAS_VERSION = {"3.1.0": "12.4, V12.4.99", "3.2.0": "12.4, V12.4.99"}
+
+
 def triton_members(builder, toolchain, work, wheel) -> list[Member]:
     out_dir = os.path.join(work, toolchain.arch, f"{wheel.project}-{wheel.full_version}")
     defines = (("SAMPLE_BUILD_VERSION", _quote(wheel.full_version)),)
@@ -570,6 +948,7 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
         )
     ]
     if wheel.build == "cuda":
+        ptxas = PTXAS_VERSION.get(wheel.version, "12.9, V12.9.86")
         members.append(
             Member(
                 "triton/backends/nvidia/bin/ptxas",
@@ -578,7 +957,7 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
                         name="ptxas",
                         out_dir=out_dir,
                         source="triton/ptxas.c",
-                        defines=(("SAMPLE_BUILD_VERSION", _quote("12.4, V12.4.99")),),
+                        defines=(("SAMPLE_BUILD_VERSION", _quote(ptxas)),),
                         toolchain=toolchain,
                         executable=True,
                     )
@@ -592,6 +971,14 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
 NVIDIA_WHEEL_LIBRARIES = {
     "nvidia_cusparselt_cu12": ("cusparselt/lib/libcusparseLt.so.0", "libcusparseLt.so.0"),
 }
+# The CUDA 13 stand-in wheels' libraries: SAMPLE_LIB_* and the version number
+# the library reports (cusparseLtGetVersion 800 for 0.8.0,
+# nvshmem_info_get_version 3.4, cuFileGetVersion 1150 for 1.15).
+CUDA13_STAND_IN_LIBRARIES = {
+    "nvidia_cusparselt_cu13": ("CUSPARSELT", 800),
+    "nvidia_nvshmem_cu13": ("NVSHMEM", 3040),
+    "nvidia_cufile": ("CUFILE", 1150),
+}
 
 
 def nvidia_members(wheel, stubs) -> list[Member]:
@@ -604,30 +991,101 @@ def nvidia_members(wheel, stubs) -> list[Member]:
     return [Member(arcname, stubs[eb_cuda][soname])]
 
 
-def plan(builder, toolchains: dict[str, Toolchain], software_roots: dict[str, str], work: str, wheels):
+def cuda13_stand_in_members(builder, toolchain, work, wheel) -> list[Member]:
+    arcname = next(a for p, _, a in catalogue.CUDA13_STAND_IN_WHEELS if p == wheel.project)
+    macro, api_version = CUDA13_STAND_IN_LIBRARIES[wheel.project]
+    soname = os.path.basename(arcname)
+    target = builder.add(
+        Target(
+            name=soname,
+            out_dir=os.path.join(work, toolchain.arch, f"{wheel.project}-{wheel.version}"),
+            source="eb/cuda_libs.c",
+            defines=(
+                (f"SAMPLE_LIB_{macro}", "1"),
+                ("SAMPLE_API_VERSION", str(api_version)),
+                ("SAMPLE_CUDA13", "1"),
+            ),
+            toolchain=toolchain,
+            soname=soname,
+        )
+    )
+    return [Member(arcname, target)]
+
+
+def tree_members(wheel, tree) -> list[Member]:
+    """The ELF files a rebuilt NVIDIA wheel ships: the tree's own files."""
+    from . import cuda13
+
+    out = []
+    for member in tree.wheels[wheel.project].shipped():
+        with open(member.path, "rb") as handle:
+            if handle.read(4) == b"\x7fELF":
+                out.append(Member(member.arcname, cuda13.TreeFile(member.path)))
+    return out
+
+
+def plan(builder, toolchains, software_roots, work, wheels, tree=None):
     """Adds every target the wheels need. Returns (filename -> members,
-    the x86_64 software tree's SONAME -> Target per CUDA version).
+    the x86_64 software tree's SONAME -> Target per CUDA version, the CUDA
+    13 modules). Variant wheels (PEP 825) get the members of the build they
+    repackage.
 
     toolchains maps a wheel architecture to the toolchain that builds its
     ELF files (aarch64 -> the x86_64 one when no cross compiler is there)."""
-    stubs = {arch: eb_targets(builder, tc, software_roots[tc.arch]) for arch, tc in toolchains.items()}
-    members: dict[str, list[Member]] = {}
+    stubs = {}
+    for arch, tc in toolchains.items():
+        stubs[arch] = eb_targets(builder, tc, software_roots[tc.arch])
+        stubs[arch][CUDA13_EB] = cuda13_stubs(builder, tc, work)
+        stubs[arch]["xpu"] = xpu_stubs(builder, tc, work)
+    modules13 = cuda13_modules(builder, toolchains["x86_64"], software_roots["x86_64"], tree)
+    members: dict[tuple[str, str | None], list[Member]] = {}
     torch_libs: dict[tuple, dict[str, Target]] = {}
     for wheel in wheels:
         if wheel.project != "torch":
             continue
         tc = toolchains[wheel.arch]
-        found = torch_members(builder, tc, work, wheel, stubs[wheel.arch])
-        members[wheel.filename] = found
+        source = wheel
+        if wheel.variant_label:
+            source = dataclasses.replace(wheel, local=wheel.source_local, variant_label=None)
+        found = torch_members(builder, tc, work, source, stubs[wheel.arch])
+        members[key(wheel)] = found
+        if wheel.variant_label:
+            continue
         libs = {os.path.basename(m.arcname): m.target for m in found if m.arcname.startswith("torch/lib/")}
         torch_libs[(wheel.version, wheel.variant, wheel.arch)] = libs
     for wheel in wheels:
         tc = toolchains.get(wheel.arch) if wheel.arch else None
         if wheel.project in ("torchvision", "torchaudio"):
             libs = torch_libs[(wheel.release, wheel.variant, wheel.arch)]
-            members[wheel.filename] = domain_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
-        elif wheel.project in ("triton", "pytorch_triton_rocm"):
-            members[wheel.filename] = triton_members(builder, tc, work, wheel)
+            members[key(wheel)] = domain_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
+        elif wheel.project == "torchao":
+            libs = torch_libs[(wheel.release, wheel.variant, wheel.arch)]
+            members[key(wheel)] = torchao_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
+        elif wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
+            members[key(wheel)] = triton_members(builder, tc, work, wheel)
+        elif wheel.project == "cuda_bindings":
+            members[key(wheel)] = cuda_bindings_members(builder, tc, work, wheel)
+        elif wheel.contents == "stand-in":
+            members[key(wheel)] = cuda13_stand_in_members(builder, tc, work, wheel)
+        elif wheel.contents in ("whole", "subset"):
+            members[key(wheel)] = tree_members(wheel, tree)
         elif wheel.project.startswith("nvidia_"):
-            members[wheel.filename] = nvidia_members(wheel, stubs[wheel.arch])
-    return members, stubs["x86_64"]
+            members[key(wheel)] = nvidia_members(wheel, stubs[wheel.arch])
+    # Until the 2026 generation this plan was keyed by file name alone, so the
+    # cpu and cu126 aarch64 torchvision 0.21.0 / torchaudio 2.6.0 wheels (one
+    # name in two directories) both carry the cu126 build's ELF file. Kept so
+    # that those wheels stay byte-identical (README "Known issues").
+    last = {}
+    for wheel in wheels:
+        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+            last[wheel.filename] = members[key(wheel)]
+    for wheel in wheels:
+        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+            members[key(wheel)] = last[wheel.filename]
+    return members, stubs["x86_64"], modules13
+
+
+def key(wheel) -> tuple[str, str | None]:
+    """Wheels are told apart by file name and directory (one name can be in
+    two directories with different content, README "Index quirks")."""
+    return (wheel.filename, wheel.variant)

@@ -73,7 +73,9 @@ def _pypi_page(name, entries, page_dir, style, second_host):
         "  <body>",
         f"    <h1>Links for {name}</h1>",
     ]
-    for entry in sorted(entries, key=lambda e: e["filename"]):
+    retained = [e for e in entries if e["location"] != "mirror"]
+    mirrored = [e for e in entries if e["location"] == "mirror"]
+    for entry in sorted(mirrored, key=lambda e: e["filename"]):
         href = _href(entry, page_dir, style, second_host) + "#sha256=" + entry["sha256"]
         requires = entry["data_requires_python"].replace(">", "&gt;")
         value = "sha256=" + entry["metadata_sha256"]
@@ -81,6 +83,11 @@ def _pypi_page(name, entries, page_dir, style, second_host):
             f'    <a href="{href}" data-requires-python="{requires}" data-dist-info-metadata="{value}"'
             f' data-core-metadata="{value}">{entry["filename"]}</a><br />'
         )
+    # Files the index still hosts itself, appended after the upstream links
+    # with root-relative hrefs (update_dependencies.py append_retained_wheels).
+    for entry in sorted(retained, key=lambda e: e["filename"]):
+        href = _href(entry, page_dir, style, second_host) + "#sha256=" + entry["sha256"]
+        lines.append(f'    <a href="{href}">{entry["filename"]}</a><br/>')
     lines += ["  </body>", "</html>", f"<!--SERIAL {catalogue.PYPI_SERIAL}-->"]
     return "\n".join(lines) + "\n"
 
@@ -92,25 +99,36 @@ def _listing_page(names):
     return "\n".join(lines)
 
 
-def page_membership(entries):
-    """{page path: [entries listed on it]} for every package page.
+def directories_of(entry):
+    """The directories whose package page lists the entry.
 
-    Directories: whl/ (the prefix root, which lists every file of a package
-    in every variant, as manage.py's gen_file_list yields it) and
-    whl/<variant>/ (root files + that variant's).
+    whl/ (the prefix root) lists every file of a package in every variant,
+    as manage.py's gen_file_list yields it; whl/<variant>/ the root files and
+    that variant's. A mirrored page is one page copied into the directories
+    it targets (all by default). The legacy directories and the variant
+    prefix list only their own files (manage_v2.py skips the former and
+    indexes the latter as a prefix of its own).
     """
+    every = ["whl"] + [f"whl/{v}" for v in catalogue.VARIANTS]
+    if entry["location"] == "mirror":
+        targets = entry.get("targets")
+        return every if targets is None else ["whl"] + [f"whl/{v}" for v in targets]
+    if entry["location"] == "root":
+        return every
+    variant = entry["variant"]
+    if variant in catalogue.LEGACY_DIRECTORIES or variant == catalogue.VARIANT_PREFIX:
+        return [f"whl/{variant}"]
+    return ["whl", f"whl/{variant}"]
+
+
+def page_membership(entries):
+    """{page path: [entries listed on it]} for every package page."""
     directories = ["whl"] + [f"whl/{v}" for v in catalogue.VARIANTS]
+    directories += [f"whl/{d}" for d in catalogue.LEGACY_DIRECTORIES + (catalogue.VARIANT_PREFIX,)]
     pages = {}
     for directory in directories:
-        variant = directory.split("/")[1] if "/" in directory else None
         for entry in entries:
-            if entry["location"] == "mirror":
-                on_page = True
-            elif variant is None or entry["location"] == "root":
-                on_page = True
-            else:
-                on_page = entry["variant"] == variant
-            if on_page:
+            if directory in directories_of(entry):
                 page = f"{directory}/{project_name(entry['project'])}/index.html"
                 pages.setdefault(page, []).append(entry)
     return pages
@@ -125,12 +143,18 @@ def render(entries, style="relative", second_host=None) -> dict[str, bytes]:
     for page, listed in page_membership(entries).items():
         page_dir = posixpath.dirname(page)
         name = posixpath.basename(page_dir)
-        if listed[0]["location"] == "mirror":
+        if any(e["location"] == "mirror" for e in listed):
             text = _pypi_page(name, listed, page_dir, style, second_host)
         else:
             text = _s3_package_page(name, listed, page_dir, style, second_host)
         out[page] = text.encode("utf-8")
         listings.setdefault(posixpath.dirname(page_dir), set()).add(name)
+    # The prefix root also lists its sub-directories: manage_v2.py's
+    # to_simple_packages_html adds every <name>/index.html it finds below the
+    # prefix, so /whl/ names cpu/, cu126/, ..., variant/, cpu-cxx11-abi/ as if
+    # they were projects (which is how a client can read the variants).
+    subdirs = set(catalogue.VARIANTS + catalogue.LEGACY_DIRECTORIES + (catalogue.VARIANT_PREFIX,))
+    listings.setdefault("whl", set()).update(subdirs)
     for directory, names in listings.items():
         out[f"{directory}/index.html"] = _listing_page(names).encode("utf-8")
     return dict(sorted(out.items()))

@@ -11,6 +11,8 @@ import base64
 import csv
 import hashlib
 import io
+import json
+import os
 import stat
 import zipfile
 
@@ -138,6 +140,95 @@ from torch import _C  # noqa: E402
 from torch import backends, cuda, version  # noqa: E402,F401
 '''
 
+# torch/__init__.py of the 2026 builds: the fallback also looks in
+# nvidia/cu<major>/lib, where every CUDA 13 wheel but cuDNN, NCCL, NVSHMEM
+# and cuSPARSELt installs (pytorch torch/__init__.py _get_cuda_dep_paths),
+# and knows cusparselt, nvshmem and cufile; no nvtx (NVTX 3 is header-only).
+TORCH_INIT_2026 = '''\
+"""Sample torch package (wheelmod index-mirrors/sample). Importing it loads
+the same chain of shared libraries as the real torch: libtorch_global_deps
+first, then torch._C -> libtorch_python -> libtorch -> libtorch_cpu/_cuda."""
+
+import ctypes
+import glob
+import os
+import sys
+
+from torch.version import __version__ as __version__
+from torch.version import cuda as _cuda_version
+
+# As the real torch/__init__.py does: when libtorch_global_deps.so cannot
+# find a CUDA library through its RPATH, look for the nvidia-* wheels on
+# sys.path, load the libraries from there and try again.
+_CUDA_LIBRARIES = {
+    "cublas": "libcublas.so.*[0-9]",
+    "cudnn": "libcudnn.so.*[0-9]",
+    "cuda_nvrtc": "libnvrtc.so.*[0-9]",
+    "cuda_runtime": "libcudart.so.*[0-9]",
+    "cuda_cupti": "libcupti.so.*[0-9]",
+    "cufft": "libcufft.so.*[0-9]",
+    "curand": "libcurand.so.*[0-9]",
+    "nvjitlink": "libnvJitLink.so.*[0-9]",
+    "cusparse": "libcusparse.so.*[0-9]",
+    "cusparselt": "libcusparseLt.so.*[0-9]",
+    "cusolver": "libcusolver.so.*[0-9]",
+    "nccl": "libnccl.so.*[0-9]",
+    "nvshmem": "libnvshmem_host.so.*[0-9]",
+    "cufile": "libcufile.so.*[0-9]",
+}
+
+
+def _cuda_dep_paths(entry, folder, pattern):
+    paths = glob.glob(os.path.join(entry, "nvidia", folder, "lib", pattern))
+    if _cuda_version:
+        major = _cuda_version.split(".")[0]
+        paths += glob.glob(os.path.join(entry, "nvidia", f"cu{major}", "lib", pattern))
+    return sorted(paths) + sorted(glob.glob(os.path.join(entry, folder, "lib", pattern)))
+
+
+def _preload_cuda_library(folder, pattern):
+    for entry in sys.path:
+        found = _cuda_dep_paths(entry, folder, pattern)
+        if found:
+            ctypes.CDLL(found[0])
+            return
+    raise ValueError(f"{pattern} not found in the system path {sys.path}")
+
+
+def _load_global_deps():
+    path = os.path.join(os.path.dirname(__file__), "lib", "libtorch_global_deps.so")
+    try:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    except OSError as err:
+        stems = [pattern.split(".")[0] for pattern in _CUDA_LIBRARIES.values()]
+        if not _cuda_version or not any(stem in err.args[0] for stem in stems):
+            raise
+        for folder, pattern in _CUDA_LIBRARIES.items():
+            _preload_cuda_library(folder, pattern)
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+
+
+_load_global_deps()
+
+from torch import _C  # noqa: E402
+from torch import backends, cuda, version  # noqa: E402,F401
+'''
+
+# torch/version.py of 2.12 (the 2.12.0+cu130 and +cpu files as found in
+# public dumps); used for the whole 2026 generation.
+TORCH_VERSION_2026 = """\
+from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'rocm', 'xpu']
+__version__ = {version!r}
+debug = False
+cuda: Optional[str] = {cuda!r}
+git_version = {git!r}
+hip: Optional[str] = {hip!r}
+rocm: Optional[str] = {rocm!r}
+xpu: Optional[str] = {xpu!r}
+"""
+
 TORCH_VERSION = """\
 from typing import Optional
 
@@ -222,11 +313,20 @@ def _text(source: str) -> tuple[bytes, int]:
 def torch_files(wheel):
     release = catalogue.release_of(wheel.version)
     accel = catalogue.ACCELERATORS[wheel.build]
+    if release.modern:
+        init = TORCH_INIT_2026
+        version = TORCH_VERSION_2026.format(
+            version=wheel.full_version, cuda=accel.cuda, git=release.git_version, hip=accel.hip,
+            rocm=accel.rocm, xpu=accel.xpu,
+        )
+    else:
+        init = TORCH_INIT
+        version = TORCH_VERSION.format(
+            version=wheel.full_version, cuda=accel.cuda, git=release.git_version, hip=accel.hip
+        )
     files = {
-        "torch/__init__.py": _text(TORCH_INIT),
-        "torch/version.py": _text(
-            TORCH_VERSION.format(version=wheel.full_version, cuda=accel.cuda, git=release.git_version, hip=accel.hip)
-        ),
+        "torch/__init__.py": _text(init),
+        "torch/version.py": _text(version),
         "torch/cuda/__init__.py": _text(TORCH_CUDA),
         "torch/backends/__init__.py": _text(TORCH_BACKENDS),
         "torch/backends/cudnn/__init__.py": _text(TORCH_CUDNN),
@@ -253,6 +353,10 @@ def torch_files(wheel):
         ).encode("utf-8"),
         "top_level.txt": b"functorch\ntorch\ntorchgen\n",
     }
+    if wheel.variant_label:
+        # PEP 825: the variant properties inside the wheel.
+        text = json.dumps(catalogue.variant_json(wheel.variant_label), indent=2, sort_keys=True)
+        dist["variant.json"] = (text + "\n").encode("utf-8")
     return files, dist
 
 
@@ -277,7 +381,7 @@ def domain_files(wheel):
 
 
 def triton_files(wheel):
-    backend = "nvidia" if wheel.build == "cuda" else "amd"
+    backend = {"cuda": "nvidia", "rocm": "amd", "xpu": "intel"}[wheel.build]
     files = {
         "triton/__init__.py": _text(f'"""Sample triton package."""\n\n__version__ = {wheel.version!r}\n'),
         "triton/_C/__init__.py": _text(""),
@@ -355,19 +459,90 @@ def nvidia_files(wheel):
     return files, dist
 
 
+def torchao_files(wheel):
+    files = {
+        "torchao/__init__.py": _text(
+            f'"""Sample torchao package."""\n\n__version__ = {wheel.full_version!r}\n'
+        ),
+    }
+    dist = {
+        "LICENSE": b"Sample wheel; the real torchao is distributed under the BSD-3-Clause "
+        b"license.\n",
+        "top_level.txt": b"torchao\n",
+    }
+    return files, dist
+
+
+def cuda_bindings_files(wheel):
+    files = {
+        "cuda/bindings/__init__.py": _text(f"__version__ = {wheel.version!r}\n"),
+        "cuda/bindings/_version.py": _text(f"__version__ = {wheel.version!r}\n"),
+    }
+    dist = {
+        "licenses/LICENSE": b"Sample wheel; the real cuda-bindings is NVIDIA software.\n",
+        "top_level.txt": b"cuda\n",
+    }
+    return files, dist
+
+
+def cuda13_stand_in_files(wheel):
+    """NVIDIA's CUDA 13 layout (nvidia/<component>/lib, no __init__.py), the
+    library and one header; the dist-info as the real CUDA 13 wheels have it."""
+    files = {}
+    stem = wheel.project[len("nvidia_") :].replace("_cu13", "")
+    include = {"cusparselt": "cusparselt", "nvshmem": "nvshmem", "cufile": "cu13"}[stem]
+    files[f"nvidia/{include}/include/{stem}_sample.h"] = _text(
+        f"/* {wheel.project} {wheel.version}: stand-in header of the sample wheel. */\n"
+    )
+    dist = {
+        "licenses/License.txt": b"Sample wheel; the real library is NVIDIA proprietary software.\n",
+        "top_level.txt": b"nvidia\n",
+    }
+    return files, dist
+
+
+def tree_wheel_files(wheel, tree):
+    """A real NVIDIA CUDA 13 wheel rebuilt from its installed files: the
+    real METADATA, WHEEL, license and top_level.txt, the shipped members
+    (all, or the small ones) with their real bytes; RECORD regenerated."""
+    from . import cuda13
+
+    entry = tree.wheels[wheel.project]
+    files = {}
+    for member in entry.shipped():
+        data = cuda13.read_member(member)
+        mode = MODE_EXECUTABLE if data[:4] == b"\x7fELF" else MODE_FILE
+        files[member.arcname] = (data, mode)
+    dist = {}
+    for name in cuda13.DIST_FILES:
+        with open(os.path.join(entry.dist_info, name), "rb") as handle:
+            dist[name] = handle.read()
+    return files, dist
+
+
 def cpython_tag(wheel) -> str:
     """The extension-module suffix part: cpython-312-x86_64-linux-gnu."""
     return f"cpython-{wheel.python[2:]}-{wheel.arch}-linux-gnu"
 
 
-def files_for(wheel, members, read_target):
+def files_for(wheel, members, read_target, tree=None):
     """All members of the wheel: (files, dist_files, {arcname: Target})."""
+    if wheel.contents in ("whole", "subset"):
+        files, dist = tree_wheel_files(wheel, tree)
+        elf = {m.arcname: m.target for m in members}
+        return files, dist, elf
     if wheel.project == "torch":
         files, dist = torch_files(wheel)
     elif wheel.project in ("torchvision", "torchaudio"):
         files, dist = domain_files(wheel)
-    elif wheel.project in ("triton", "pytorch_triton_rocm"):
+    elif wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
         files, dist = triton_files(wheel)
+    elif wheel.project == "torchao":
+        files, dist = torchao_files(wheel)
+    elif wheel.project == "cuda_bindings":
+        files, dist = cuda_bindings_files(wheel)
+    elif wheel.contents == "stand-in":
+        files, dist = cuda13_stand_in_files(wheel)
     elif wheel.project.startswith("nvidia_"):
         files, dist = nvidia_files(wheel)
     else:

@@ -51,6 +51,15 @@ int cusparseGetVersion(void* handle, int* version) {
   *version = SAMPLE_API_VERSION;
   return nvJitLinkVersion(&major, &minor);
 }
+#if defined(SAMPLE_CUDA13)
+/* libraryPropertyType: 0 major, 1 minor, 2 patch (12603 -> 12.6.3). The
+ * real CUDA 13 library answers this without a handle. */
+int cusparseGetProperty(int type, int* value) {
+  *value = type == 0 ? SAMPLE_API_VERSION / 1000
+                     : (type == 1 ? SAMPLE_API_VERSION % 1000 / 100 : SAMPLE_API_VERSION % 100);
+  return 0;
+}
+#endif
 #elif defined(SAMPLE_LIB_CUSOLVER)
 int cublasGetVersion_v2(void* handle, int* version);
 int cusparseGetVersion(void* handle, int* version);
@@ -87,6 +96,18 @@ int cusparseLtGetVersion(const void* handle, int* version) {
   (void)handle;
   *version = SAMPLE_API_VERSION;
   return 0;
+}
+#elif defined(SAMPLE_LIB_CUFILE)
+/* libcufile.so.0 (GPUDirect Storage). 1150 for cuFile 1.15. */
+int cuFileGetVersion(int* version) {
+  *version = SAMPLE_API_VERSION;
+  return 0;
+}
+#elif defined(SAMPLE_LIB_NVSHMEM)
+/* libnvshmem_host.so.3. 3040 -> NVSHMEM 3.4. */
+void nvshmem_info_get_version(int* major, int* minor) {
+  *major = SAMPLE_API_VERSION / 1000;
+  *minor = SAMPLE_API_VERSION % 1000 / 10;
 }
 #else
 #error "define one SAMPLE_LIB_*"

@@ -19,6 +19,15 @@ int cuptiGetVersion(unsigned* version);
 #ifdef SAMPLE_WITH_CUSPARSELT
 int cusparseLtGetVersion(const void* handle, int* version);
 #endif
+#ifdef SAMPLE_CUSPARSE_PROPERTY
+int cusparseGetProperty(int type, int* value);
+#endif
+#ifdef SAMPLE_WITH_CUFILE
+int cuFileGetVersion(int* version);
+#endif
+#ifdef SAMPLE_WITH_NVSHMEM
+int torch_nvshmem_version(void);
+#endif
 
 int torch_cuda_device_count(void) { return torch_cpu_add(c10_cuda_device_count(), 0); }
 
@@ -47,7 +56,11 @@ long torch_cuda_library_check(void) {
   sum += value;
   if (curandGetVersion(&value) != 0) return -1;
   sum += value;
+#if defined(SAMPLE_CUSPARSE_PROPERTY)
+  if (cusparseGetProperty(0, &value) != 0) return -1;
+#else
   if (cusparseGetVersion(0, &value) != 0) return -1;
+#endif
   sum += value;
   if (cusolverGetVersion(&value) != 0) return -1;
   sum += value;
@@ -57,5 +70,16 @@ long torch_cuda_library_check(void) {
   if (cusparseLtGetVersion(0, &value) != 0) return -1;
   sum += value;
 #endif
+#ifdef SAMPLE_WITH_CUFILE
+  if (cuFileGetVersion(&value) != 0) return -1;
+  sum += value;
+#endif
+#ifdef SAMPLE_WITH_NVSHMEM
+  sum += torch_nvshmem_version();
+#endif
+#ifdef SAMPLE_NO_NVTX
+  return sum + major + minor + (long)cupti + torch_cuda_nccl_version();
+#else
   return sum + major + minor + (long)cupti + nvtxRangePushA("sample") + torch_cuda_nccl_version();
+#endif
 }

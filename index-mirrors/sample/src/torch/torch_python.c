@@ -25,7 +25,11 @@ int torch_python_device_count(void) { return torch_cuda_device_count(); }
 long torch_python_runtime_version(void) {
   int direct = 0;
   /* libtorch_python links libcudart itself, as the real one does. */
+#ifdef SAMPLE_NO_NVTX
+  if (cudaRuntimeGetVersion(&direct) != 0) return -1;
+#else
   if (cudaRuntimeGetVersion(&direct) != 0 || nvtxRangePushA("torch_python") < 0) return -1;
+#endif
   return direct == torch_cuda_runtime_version() ? direct : -1;
 }
 long torch_python_dnn_version(void) { return torch_cuda_cudnn_version(); }
