@@ -232,7 +232,8 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "aut
     tree_note = f"CUDA 13 tree {tree.root}" if tree else f"no CUDA 13 tree ({tree_why})"
     print(
         f"sample index: {len(entries)} wheels + {len(variant_entries)} variant wheels, "
-        f"{len(rendered)} pages, {len(builder.targets)} ELF files built, {tree_note}, "
+        f"{len(rendered)} pages, {len(builder.targets)} ELF files ({builder.compiled} gcc runs), "
+        f"{tree_note}, "
         f"in {time.monotonic() - started:.1f} s -> {out}"
     )
 

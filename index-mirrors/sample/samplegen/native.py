@@ -12,6 +12,7 @@ gets the same files (check_deterministic.sh).
 import concurrent.futures
 import dataclasses
 import os
+import shutil
 import subprocess
 
 from . import catalogue
@@ -59,6 +60,22 @@ class Target:
             self.dtags,
             self.executable,
             self.symlinks,
+        )
+
+    def content_key(self) -> tuple:
+        """Everything the output bytes depend on: not the file name or the
+        directories, and of the libraries it links only their NEEDED names
+        (the linker records nothing else of them), so equal keys mean equal
+        files (README "Determinism")."""
+        return (
+            self.source,
+            tuple(sorted(self.defines)),
+            self.toolchain,
+            self.soname,
+            tuple(dep.needed_name for dep in self.deps),
+            self.rpath,
+            self.dtags,
+            self.executable,
         )
 
     def expected(self) -> dict:
@@ -125,6 +142,7 @@ class Builder:
         self.src_dir = src_dir
         self.jobs = max(1, jobs)
         self.targets: dict[str, Target] = {}
+        self.compiled = 0  # gcc runs; the other targets are copies of equal ones
 
     def add(self, target: Target) -> Target:
         known = self.targets.get(target.path)
@@ -135,8 +153,12 @@ class Builder:
         self.targets[target.path] = target
         return target
 
-    def _build(self, target: Target) -> None:
+    def _build(self, target: Target, same_as: Target | None = None) -> None:
         os.makedirs(target.out_dir, exist_ok=True)
+        if same_as is not None:
+            shutil.copyfile(same_as.path, target.path)
+            self._symlinks(target)
+            return
         env = dict(os.environ, LC_ALL="C")
         result = subprocess.run(
             _command(target, self.src_dir), cwd=self.src_dir, env=env, capture_output=True, text=True
@@ -146,6 +168,9 @@ class Builder:
                 f"building {target.path} failed:\n{' '.join(_command(target, self.src_dir))}\n"
                 f"{result.stdout}{result.stderr}"
             )
+        self._symlinks(target)
+
+    def _symlinks(self, target: Target) -> None:
         for link, dest in target.symlinks:
             link_path = os.path.join(target.out_dir, link)
             if os.path.lexists(link_path):
@@ -163,9 +188,20 @@ class Builder:
         levels: dict[int, list[Target]] = {}
         for target in self.targets.values():
             levels.setdefault(depth_of(target), []).append(target)
+        built: dict[tuple, Target] = {}
         with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
             for level in sorted(levels):
-                list(pool.map(self._build, levels[level]))
+                # One gcc run per distinct content; equal targets are copies.
+                first = []
+                for target in levels[level]:
+                    if target.content_key() not in built:
+                        built[target.content_key()] = target
+                        first.append(target)
+                list(pool.map(self._build, first))
+                self.compiled += len(first)
+                for target in levels[level]:
+                    if built[target.content_key()] is not target:
+                        self._build(target, built[target.content_key()])
 
 
 def elf_machine(data: bytes) -> str:
@@ -693,7 +729,10 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
     accel = catalogue.ACCELERATORS[wheel.build]
     out_dir = os.path.join(work, toolchain.arch, f"torch-{wheel.full_version}-{wheel.build}")
     lib_dir = os.path.join(out_dir, "lib")
-    defines = [("SAMPLE_BUILD_VERSION", _quote(wheel.full_version))]
+    # Only libc10 holds the version string; the other libraries of equal
+    # builds are then equal files, compiled once (Builder.run).
+    version = (("SAMPLE_BUILD_VERSION", _quote(wheel.full_version)),)
+    defines = []
     major = accel.cuda_major
     if accel.kind == "cuda" and release.modern:
         cuda_rpath = ":".join(CUDA_RPATHS_2026[major])
@@ -747,7 +786,7 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
         )
 
     members = []
-    c10 = lib("libc10.so", "torch/c10.c", [])
+    c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
     torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
     accel_libs = []
     extra_libs = []
@@ -852,7 +891,7 @@ def domain_members(builder, toolchain, work, wheel, torch_libs: dict[str, Target
     torch build of the same variant and architecture."""
     accel = catalogue.ACCELERATORS[wheel.build]
     out_dir = os.path.join(work, toolchain.arch, f"{wheel.project}-{wheel.full_version}-{wheel.build}")
-    defines = [("SAMPLE_BUILD_VERSION", _quote(wheel.full_version))]
+    defines = []
     deps = [torch_libs["libc10.so"], torch_libs["libtorch_cpu.so"]]
     if accel.kind == "cuda":
         defines.append(("SAMPLE_WITH_CUDA", "1"))
