@@ -2,9 +2,13 @@
 """Generates wheelmod's sample PyTorch index (see README.md).
 
   generate.py build --out DIR [--cc gcc] [--aarch64-cc auto|none|PATH] [--jobs N]
+                    [--cuda13-tree auto|none|DIR]
       Builds the whole tree into DIR: whl/ (pages, relative hrefs, wheels,
       .metadata files), packages/ (the PyPI mirror), software/ (the sample
-      EasyBuild tree) and MANIFEST.json. Same inputs, same bytes.
+      EasyBuild tree) and MANIFEST.json. Same inputs, same bytes. With the
+      CUDA 13 tree (default: /usr/local/cuda if it holds the expected
+      wheels) the nvidia-* CUDA 13 wheels are rebuilt from it and the CUDA 13
+      modules link to its real libraries.
 
   generate.py render-pages --root DIR --dest DIR2 [--style server] [--second-host URL]
       Writes only the pages of an existing tree, in another href style, into

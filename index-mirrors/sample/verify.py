@@ -6,8 +6,11 @@ lists every problem if anything is wrong.
 
 Independent of the generator's code: it reads MANIFEST.json and the files,
 and checks them with zipfile, email.parser, python3-packaging (Debian's
-23.0), readelf, html.parser and, for the cp311 wheels, a real `import torch`
-with the sample EasyBuild libraries on LD_LIBRARY_PATH.
+23.0), readelf, html.parser and, for the wheels of each --python's tag, a
+real `import torch` with the sample EasyBuild libraries on LD_LIBRARY_PATH
+(with a Python 3.13: the CUDA 13 builds against the real CUDA 13 libraries).
+
+    verify.py --root DIR [--python PYTHON ...] [--no-import] [--require-cuda13]
 """
 
 import argparse

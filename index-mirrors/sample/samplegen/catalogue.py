@@ -1,7 +1,9 @@
 """What the sample index holds and what each wheel's metadata says.
 
 Everything here follows download.pytorch.org/whl as it was for the torch
-2.5.1 and 2.6.0 releases; the comments name the public source of each fact.
+2.5.1 and 2.6.0 releases, and as it is in December 2026 for 2.10.0 and
+2.12.0 (the "2026 generation"); the comments name the public source of
+each fact.
 Choices that no public source covers are listed in README.md ("Choices").
 The native side (which ELF files, their NEEDED and RPATH) is in native.py.
 """
