@@ -134,6 +134,17 @@ CUDA13_LIBS = sorted(CUDA13_TOOLKIT + [
 
 CUDNN8_REASON = 'provides libcudnn.so.8; torch 2.4-2.9 wheels pin cuDNN 9 (libcudnn.so.9)'
 NVTX2_REASON = 'CUDA 12.9 removed libnvToolsExt (NVTX v2); NVTX 3 is header-only'
+# What `libraries: []` says for nvtx from CUDA 12.9 on: torch builds against NVTX 3 (headers,
+# pytorch cmake/public/cuda.cmake torch::nvtx3) and links no libnvToolsExt, so no library has to
+# be found; a wheel that still needed libnvToolsExt.so.1 fails wheelmod's check after relink.
+NVTX_NO_LIBRARY = 'none to find: NVTX 3 is header-only (the check after relink catches a need)'
+
+
+def header_only_nvtx(lib, cuda):
+    """nvidia-nvtx-cu12 for a CUDA without libnvToolsExt (12.9 and later)."""
+    return lib.key == 'nvidia-nvtx-cu12' and version_key(cuda) >= version_key('12.9')
+
+
 ROCM_RUNTIME = ['HIP', 'RCCL', 'rocBLAS', 'hipBLASLt']
 
 
@@ -705,10 +716,8 @@ def cuda_providers(gen, lib, major):
             comment = path
             if lib.key == 'cuda-toolkit':
                 comment += "; libcupti.so.13 through the easyblock's CUPTI symlinks in lib64"
-            if lib.key == 'nvidia-nvtx-cu12' and version_key(cuda) >= version_key('12.9'):
-                incompatible.append((fields + [('cuda', q(cuda)), ('reason', q(NVTX2_REASON))],
-                                     path))
-                continue
+            if header_only_nvtx(lib, cuda):
+                comment += '; ' + NVTX2_REASON + ': its headers'
             provided.append((fields + [('libdir', q(lib.libdir)), ('cuda', q(cuda))], comment))
             continue
         if cuda != gen.cuda:
@@ -776,7 +785,10 @@ def dependencies_block(gen):
         if lib.aliases:
             out.append(line(f'        wheel_libdir_aliases: {qlist(lib.aliases)}',
                             CUSPARSELT_ALIAS))
-        out.append(line(f'        libraries: {qlist(lib.libraries)}', lib.lib_src))
+        if header_only_nvtx(lib, gen.cuda):
+            out.append(line('        libraries: []', NVTX_NO_LIBRARY))
+        else:
+            out.append(line(f'        libraries: {qlist(lib.libraries)}', lib.lib_src))
         if provided:
             out.append('        provided_by:')
             out += [line(f'          - {flow(f)}', c) for f, c in provided]

@@ -432,6 +432,18 @@ std::optional<std::string> cuda_module_version(const Generation& generation,
   return std::nullopt;
 }
 
+std::optional<std::string> cuda_module_serving(const Generation& generation,
+                                               std::string_view wanted) {
+  const auto want = pep::Version::parse(wanted);
+  if (!want || want->release().empty()) return std::nullopt;
+  for (const auto& version : cuda_versions(generation)) {
+    const auto have = pep::Version::parse(version);
+    if (have && have->release().front() == want->release().front() && *have >= *want)
+      return version;
+  }
+  return std::nullopt;
+}
+
 fs::path SiteConfig::default_dir() { return shipped_data_dir("config"); }
 
 }  // namespace wheelmod::easybuild

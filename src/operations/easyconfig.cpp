@@ -38,10 +38,15 @@ std::vector<std::string> split_arches(const std::string& text) {
 
 // The CUDA module the easyconfigs depend on: the generation's CUDA whose
 // version is the accelerator's, as the resolver maps the CUDA libraries.
+// A variant named with --accelerator (cu130) on a generation of a newer CUDA of the same major
+// (13.3.0) is served by that CUDA's modules: the wheels run on it (CUDA minor version
+// compatibility), as the resolver maps their libraries.
 std::string cuda_module_version(const index_client::Accelerator& accelerator,
                                 const easybuild::Generation& generation) {
   const auto wanted = accelerator.version.value_or(generation.cuda ? generation.cuda->version : "");
   if (auto version = easybuild::cuda_module_version(generation, wanted)) return *version;
+  if (accelerator.variant)
+    if (auto version = easybuild::cuda_module_serving(generation, wanted)) return *version;
   std::string list;
   for (const auto& version : easybuild::cuda_versions(generation))
     list += (list.empty() ? "" : ", ") + version;

@@ -101,6 +101,16 @@ bool fits_cuda(const std::optional<std::string>& module_cuda, const std::string&
   return release_part(*a, 0) == release_part(*b, 0) && release_part(*a, 1) == release_part(*b, 1);
 }
 
+// A CUDA library module serves wheels of its CUDA major built for the same or an older minor
+// (cuDNN/9.23.0.39-CUDA-13.3.0 for a cu130 wheel: CUDA minor version compatibility).
+bool serves_cuda(const std::optional<std::string>& module_cuda, const std::string& target_cuda) {
+  if (!module_cuda || target_cuda.empty()) return true;
+  const auto a = pep::Version::parse(*module_cuda);
+  const auto b = pep::Version::parse(target_cuda);
+  if (!a || !b) return *module_cuda == target_cuda;
+  return release_part(*a, 0) == release_part(*b, 0) && *a >= *b;
+}
+
 std::string target_cuda_version(const Session& session) {
   const auto& request = session.request;
   if (request.accelerator.kind != index_client::AcceleratorKind::cuda) return "";
@@ -202,7 +212,7 @@ class DependencyMapper {
     std::vector<const easybuild::LibraryProvider*> providers;
     std::string absent;  // modules of the table this site lacks
     for (const auto& provider : library.provided_by) {
-      if (!fits_cuda(provider.cuda, cuda)) continue;
+      if (!serves_cuda(provider.cuda, cuda)) continue;
       if (installed && !installed(provider.module)) {
         absent += (absent.empty() ? "" : ", ") + provider.module;
         continue;

@@ -257,7 +257,9 @@ TEST_CASE("SiteConfig::load: every shipped module name and key is well-formed",
     }
     for (const auto& [package, library] : generation.cuda_libraries) {
       CHECK(package == wheelmod::pep::canonicalize_name(package));
-      CHECK_FALSE(library.libraries.empty());
+      // Empty only where the toolkit has no library to find: NVTX 3 is header-only from CUDA
+      // 12.9 on (config/README.md).
+      CHECK((!library.libraries.empty() || package == "nvidia-nvtx-cu12"));
       for (const auto& provider : library.provided_by) check_module(provider.module);
     }
   }

@@ -84,6 +84,11 @@ std::vector<std::string> cuda_versions(const Generation& generation);
 std::optional<std::string> cuda_module_version(const Generation& generation,
                                                std::string_view wanted);
 
+/// The generation's CUDA module that runs wheels built for CUDA `wanted` ("13.0"): the same major,
+/// not older (CUDA Compatibility guide, "Minor Version Compatibility"); the main CUDA first.
+std::optional<std::string> cuda_module_serving(const Generation& generation,
+                                               std::string_view wanted);
+
 class SiteConfig {
  public:
   /// Loads `shipped_dir`/{toolchains,eb-dependencies}.yaml, then merges `site_dir`'s files of the
