@@ -268,17 +268,20 @@ def rocm_patch_level(r):
 
 def listed_variants_only(r):
     """Only the variant directories the index's /whl/torch/ page has files in are probed: CUDA
-    12.8 goes straight to cu126 (no cu128 request), and the report says cu128 is not there."""
-    report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", "cuda:12.8",
+    12.7 goes straight to cu126 (no cu127 request), and the report says cu127 is not there;
+    with CUDA 11.8 nothing is left, and the error lists what the index has."""
+    report = r.json("torch==2.6.0", "--python", "3.12", "--accelerator", "cuda:12.7",
                     "--arch", "x86_64", "--glibc", "2.28")
     check(report["variant"]["name"] == "cu126", report["variant"])
     check(report["variant"]["tried"] == [], report["variant"]["tried"])
     check(not report["variant"]["exact"], "not exact")
-    check("cu128 has no torch files on this index" in report["variant"]["reason"],
+    check("cu127 has no torch files on this index" in report["variant"]["reason"],
           report["variant"]["reason"])
     result = r.run("torch==2.6.0", "--python", "3.12", "--accelerator", "cuda:11.8",
                    "--arch", "x86_64", "--glibc", "2.28", expect=3)
-    check("has files in: cpu, cu124, cu126, rocm6.2.4" in result.stderr, result.stderr)
+    check(re.search(r"has files in: cpu, cu124, cu126, cu128, .*rocm6\.2\.4", result.stderr),
+          result.stderr)
+    check("cu118:" not in result.stderr, "cu118 was probed: " + result.stderr)
 
 
 def driver_floor(r):

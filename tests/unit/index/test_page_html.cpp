@@ -519,10 +519,15 @@ TEST_CASE("parse_project_html reads every page of the sample index as MANIFEST.j
 
   // page -> {wheel URL -> wheel entry}. A URL, not a name: the prefix-root
   // pages list one name from two variant directories, as the real index does.
+  // Pages also link PEP 825 variant wheels and their `*-variants.json` (a page lists every file
+  // of the project; choosing among them is the resolver's business, not the parser's).
   std::map<std::string, std::map<std::string, nlohmann::json>> expected;
-  for (const auto& wheel : manifest.at("wheels")) {
-    const std::string url = wheelmod::to_url((root / wheel.at("path").get<std::string>()).string());
-    for (const auto& page : wheel.at("pages")) expected[page.get<std::string>()][url] = wheel;
+  for (const char* list : {"wheels", "variant_wheels", "index_files"}) {
+    for (const auto& wheel : manifest.value(list, nlohmann::json::array())) {
+      const std::string url =
+          wheelmod::to_url((root / wheel.at("path").get<std::string>()).string());
+      for (const auto& page : wheel.at("pages")) expected[page.get<std::string>()][url] = wheel;
+    }
   }
   REQUIRE(expected.size() > 20);
   std::size_t links_checked = 0;
@@ -573,6 +578,17 @@ TEST_CASE("parse_project_html reads every page of the sample index as MANIFEST.j
         listed.push_back(std::string(rest.substr(0, rest.find('/'))));
       }
     }
+    // The prefix root also names its sub-directories with an index.html of their own (cu126/,
+    // variant/, ...): test-infra manage_v2.py's to_simple_packages_html adds every
+    // <name>/index.html below the prefix, projects or not.
+    for (const auto& other : manifest.at("pages")) {
+      const std::string other_path = other.get<std::string>();
+      if (project_pages.contains(other_path) || !other_path.starts_with(directory)) continue;
+      const auto rest = std::string_view(other_path).substr(directory.size());
+      if (rest.ends_with("/index.html") && rest.find('/') == rest.size() - 11)
+        listed.emplace_back(rest.substr(0, rest.size() - 11));
+    }
+    std::ranges::sort(listed);
     const auto names = parse_root_html(read_file(root / path));
     REQUIRE(names.has_value());
     CHECK(*names == listed);
