@@ -15,8 +15,15 @@ static PyMethodDef methods[] = {
 };
 
 static PyModuleDef module = {
-    SAMPLE_MODULEDEF_HEAD_INIT, "cuda.bindings.cyruntime", "sample cyruntime", 0, methods, 0, 0,
-    0, 0,
+    SAMPLE_MODULEDEF_HEAD_INIT,
+    "cuda.bindings.cyruntime",
+    "sample cyruntime",
+    0,
+    methods,
+    0,
+    0,
+    0,
+    0,
 };
 
 PyObject* PyInit_cyruntime(void) { return PyModuleDef_Init(&module); }
