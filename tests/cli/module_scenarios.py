@@ -22,9 +22,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import types
 
-from scenario_support import Failure, check, run_expecting, scenario_main
+from scenario_support import Failure, check, lmod_apply, run_expecting, scenario_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "module")
@@ -84,18 +83,12 @@ class Runner:
     def lmod(self, environment, *args, expect_ok=True):
         """Runs `lmod python ARGS` and applies what it prints to a copy of
         `environment`; returns (new environment, stderr)."""
-        result = subprocess.run([self.lmod_cmd, "python", *args], capture_output=True, text=True,
-                                env=environment, timeout=120)
-        changed = dict(environment)
-        namespace = {"os": types.SimpleNamespace(environ=changed)}
-        exec("\n".join(line for line in result.stdout.splitlines() if line.strip() != "import os"),
-             namespace)
-        ok = namespace.get("_mlstatus", result.returncode == 0)
+        changed, ok, stderr = lmod_apply(self.lmod_cmd, environment, *args)
         print("lmod", " ".join(args), "->", "ok" if ok else "failed")
         if ok != expect_ok:
             raise Failure(f"lmod {' '.join(args)}: {'failed' if not ok else 'succeeded'}:\n"
-                          f"{result.stderr}")
-        return changed, result.stderr
+                          f"{stderr}")
+        return changed, stderr
 
     def base_environment(self):
         return {"HOME": self.home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}

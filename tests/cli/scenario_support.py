@@ -8,6 +8,7 @@ import hashlib
 import html.parser
 import os
 import subprocess
+import types
 
 
 class Failure(Exception):
@@ -94,3 +95,15 @@ def scenario_main(description, scenarios, make_runner, extra_options=()):
             runner.close()
     print("ok:", args.scenario)
     return 0
+
+
+def lmod_apply(lmod_cmd, environment, *args):
+    """Runs `lmod python ARGS` (whose output is Python code that sets the environment) and
+    applies it to a copy of `environment`; returns (new environment, ok, stderr)."""
+    result = subprocess.run([lmod_cmd, "python", *args], capture_output=True, text=True,
+                            env=environment, timeout=120)
+    changed = dict(environment)
+    namespace = {"os": types.SimpleNamespace(environ=changed)}
+    exec("\n".join(line for line in result.stdout.splitlines() if line.strip() != "import os"),
+         namespace)
+    return changed, namespace.get("_mlstatus", result.returncode == 0), result.stderr

@@ -21,9 +21,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import types
 
-from scenario_support import Failure, check, run_expecting, scenario_main
+from scenario_support import Failure, check, lmod_apply, run_expecting, scenario_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "easyconfig"))
@@ -122,15 +121,10 @@ class Runner:
         return evaluated
 
     def lmod(self, environment, *args):
-        result = subprocess.run([self.lmod_cmd, "python", *args], capture_output=True, text=True,
-                                env=environment, timeout=120)
-        changed = dict(environment)
-        namespace = {"os": types.SimpleNamespace(environ=changed)}
-        exec("\n".join(line for line in result.stdout.splitlines() if line.strip() != "import os"),
-             namespace)
-        if not namespace.get("_mlstatus", result.returncode == 0):
-            raise Failure(f"lmod {' '.join(args)} failed:\n{result.stderr}")
-        return changed, result.stderr
+        changed, ok, stderr = lmod_apply(self.lmod_cmd, environment, *args)
+        if not ok:
+            raise Failure(f"lmod {' '.join(args)} failed:\n{stderr}")
+        return changed, stderr
 
     def module_loads(self, prefix, name, python_exe, probe):
         """`wheelmod module PREFIX`, stub modules for what it depends on (each sets its EBROOT to
