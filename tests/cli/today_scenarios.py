@@ -378,9 +378,55 @@ def no_aarch64(r):
     check("built for x86_64, the target is aarch64" in result.stderr, result.stderr)
 
 
+def write_wheel(directory, filename, metadata):
+    """A minimal real wheel (METADATA, WHEEL, RECORD) for a crafted index."""
+    import zipfile
+    name, version = filename.split("-")[:2]
+    dist_info = f"{name}-{version}.dist-info"
+    path = os.path.join(directory, filename)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(f"{dist_info}/METADATA", metadata)
+        archive.writestr(f"{dist_info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n")
+        archive.writestr(f"{dist_info}/RECORD", "")
+    return path
+
+
+def write_page(directory, files):
+    os.makedirs(directory, exist_ok=True)
+    links = "".join(f'<a href="../{f.replace("+", "%2B")}">{f}</a><br/>\n' for f in files)
+    with open(os.path.join(directory, "index.html"), "w") as handle:
+        handle.write(f"<!DOCTYPE html>\n<html>\n  <body>\n{links}  </body>\n</html>\n")
+
+
+def rocm_sdk(r):
+    """ROCm 7.14 torch requires TheRock's rocm / rocm-sdk-* wheels (pytorch#191688) instead of
+    bundling ROCm: no EasyBuild module replaces them, and the report says so, whether the
+    index has the wheel (bundled) or not (missing)."""
+    root = os.path.join(r.work, "therock", "whl")
+    variant = os.path.join(root, "rocm7.14")
+    os.makedirs(variant)
+    torch = "torch-2.14.0+rocm7.14-cp313-cp313-manylinux_2_28_x86_64.whl"
+    write_wheel(variant, torch, "Metadata-Version: 2.4\nName: torch\nVersion: 2.14.0+rocm7.14\n"
+                "Requires-Dist: rocm-sdk-core==7.14.0\nRequires-Dist: rocm[libraries]==7.14.0\n")
+    core = "rocm_sdk_core-7.14.0-py3-none-manylinux_2_28_x86_64.whl"
+    write_wheel(variant, core, "Metadata-Version: 2.4\nName: rocm-sdk-core\nVersion: 7.14.0\n")
+    write_page(os.path.join(variant, "torch"), [torch])
+    write_page(os.path.join(variant, "rocm-sdk-core"), [core])
+    result = run_expecting([r.wheelmod, "resolve", "torch==2.14.0", "--toolchain", "foss-2025b",
+                            "--accelerator", "rocm7.14", *X86, "--python", "3.13", "--index",
+                            "file://" + root, "--cache-dir", r.cache, "--format", "json"], 0)
+    wheel = by_name(json.loads(result.stdout))["torch"]
+    found = deps(wheel)
+    check(found["rocm-sdk-core"]["resolution"] == "bundled", found["rocm-sdk-core"])
+    check(found["rocm"]["resolution"] == "missing", found["rocm"])
+    for name in ("rocm-sdk-core", "rocm"):
+        check("no EasyBuild module replaces TheRock's ROCm SDK wheels" in found[name]["note"],
+              found[name]["note"])
+
+
 SCENARIOS = {f.__name__: f for f in (
     eb2025b_cuda, eb2025b_aarch64, eb2026_cu130, eb2026_aarch64, cuda13_default, rocm7,
-    corrupted_metadata, missing_hash, variant_wheels, abi3_compound, no_aarch64)}
+    corrupted_metadata, missing_hash, variant_wheels, abi3_compound, no_aarch64, rocm_sdk)}
 
 
 def main():
