@@ -30,7 +30,9 @@ void add_format_option(CLI::App& sub, OutputFormat& format, MarkdownOutput markd
                                             {"json", OutputFormat::json}};
   if (markdown == MarkdownOutput::yes) names.emplace("markdown", OutputFormat::markdown);
   sub.add_option("--format", format,
-                 markdown == MarkdownOutput::yes ? "text, json or markdown" : "text or json")
+                 markdown == MarkdownOutput::yes ? "text, json or markdown (default: text)"
+                                                 : "text or json (default: text)")
+      ->option_text(markdown == MarkdownOutput::yes ? "text|json|markdown" : "text|json")
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
 
@@ -72,6 +74,17 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
   return std::nullopt;
 }
 
+// --version: the first line as scripts expect it ("wheelmod 0.1.0"), then what a bug report needs.
+std::string version_text(const operations::BuildInfo& info) {
+  std::string out = "wheelmod " + info.version + "\n";
+  out += "commit:    " + info.git_commit + "\n";
+  out += "data:      " + info.data_directory + "\n";
+  for (const auto& [name, version] : info.libraries)
+    out += name + ":" + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + version + "\n";
+  out.pop_back();  // CLI11 adds the last newline
+  return out;
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -79,7 +92,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "wheelmod: PyTorch wheels into EasyBuild-style prefixes, module files and Stage-1 "
       "easyconfigs.",
       "wheelmod"};
-  app.set_version_flag("--version", "wheelmod " + operations::wheelmod_version());
+  app.set_version_flag("--version", [] { return version_text(operations::build_info()); });
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 internal error, 2 usage, 3 nothing satisfies the request, "

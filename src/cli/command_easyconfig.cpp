@@ -75,6 +75,7 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
   sub->add_option("--metadata", options.metadata,
                   "keep: nvidia-* requirements stay, met by a CUDA-wheel-bundle of dummy packages; "
                   "strip: postinstallcmds delete them from the installed METADATA (default: keep)")
+      ->option_text("strip|keep")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, easybuild::MetadataPolicy>{
               {"keep", easybuild::MetadataPolicy::keep},

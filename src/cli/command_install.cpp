@@ -103,6 +103,7 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_option("--metadata", options.metadata,
                   "strip: drop Requires-Dist lines modules satisfy (recorded in wheelmod.json); "
                   "keep: leave them for a dummy-package module (default: strip)")
+      ->option_text("strip|keep")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, easybuild::MetadataPolicy>{
               {"strip", easybuild::MetadataPolicy::strip},

@@ -189,18 +189,51 @@ void AtomicFileSet::commit() {
   m_entries.clear();
 }
 
-fs::path shipped_data_dir(std::string_view name) {
-  if (const char* data_dir = std::getenv("WHEELMOD_DATA_DIR"); data_dir && *data_dir)
-    return fs::path(data_dir) / name;
+namespace {
+
+bool has_data(const fs::path& directory) {
+  std::error_code error;
+  return fs::is_directory(directory / "config", error) &&
+         fs::is_directory(directory / "templates", error);
+}
+
+// Whether `path` is `base` or below it (both absolute and normal).
+bool is_below(const fs::path& path, const fs::path& base) {
+  const auto relative = path.lexically_relative(base);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+}  // namespace
+
+DataDirectory data_directory() {
+  if (const char* data_dir = std::getenv("WHEELMOD_DATA_DIR"); data_dir && *data_dir) {
+    if (!has_data(data_dir))
+      throw UsageError("WHEELMOD_DATA_DIR=" + std::string(data_dir),
+                       "has no config/ and templates/ directories",
+                       "point it at wheelmod's share/wheelmod directory, or unset it");
+    return {fs::path(data_dir), "$WHEELMOD_DATA_DIR"};
+  }
   std::error_code error;
   const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+  std::string looked;
   if (!error) {
-    const fs::path installed =
-        (exe.parent_path() / ".." / "share" / "wheelmod" / name).lexically_normal();
-    if (fs::is_directory(installed, error)) return installed;
+    const auto installed = (exe.parent_path() / ".." / "share" / "wheelmod").lexically_normal();
+    if (has_data(installed)) return {installed, "installed beside the binary"};
+    looked = installed.string();
+    // A development build runs from its build tree and reads the sources it was built from; a
+    // binary copied or installed anywhere else must not depend on them still being there.
+    const fs::path build_dir = fs::path(WHEELMOD_BUILD_DIR).lexically_normal();
+    if (is_below(exe.lexically_normal(), build_dir) && has_data(WHEELMOD_SOURCE_DIR))
+      return {fs::path(WHEELMOD_SOURCE_DIR), "source tree (a development build)"};
   }
-  return fs::path(WHEELMOD_SOURCE_DIR) / name;
+  throw UsageError("wheelmod",
+                   "its data directory (config/, templates/) is not where it looked" +
+                       (looked.empty() ? std::string() : ": " + looked),
+                   "install wheelmod with `cmake --install` (the binary goes to <prefix>/bin, the "
+                   "data to <prefix>/share/wheelmod), or set WHEELMOD_DATA_DIR");
 }
+
+fs::path shipped_data_dir(std::string_view name) { return data_directory().path / name; }
 
 TemporaryDirectory::TemporaryDirectory(const fs::path& parent, std::string_view name,
                                        std::string hint) {

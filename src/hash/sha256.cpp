@@ -1,6 +1,7 @@
 #include "hash/sha256.hpp"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <unistd.h>
 
@@ -88,5 +89,7 @@ FileDigest sha256_file(const std::filesystem::path& path) {
   result.sha256 = hasher.finish();
   return result;
 }
+
+std::string crypto_library_version() { return OpenSSL_version(OPENSSL_VERSION); }
 
 }  // namespace wheelmod::hash

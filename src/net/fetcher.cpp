@@ -3,6 +3,8 @@
 // disk work in file_transport.cpp and http_cache.cpp.
 #include "net/fetcher.hpp"
 
+#include <curl/curl.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -277,5 +279,7 @@ Response Fetcher::get_range(std::string_view url, std::int64_t offset, std::uint
 }
 
 const FetchStats& Fetcher::stats() const { return m_impl->stats; }
+
+std::string transfer_library_version() { return curl_version(); }
 
 }  // namespace wheelmod::net

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "wheel/installer.hpp"
 
 namespace wheelmod::wheel {
 
@@ -161,5 +162,7 @@ std::string ZipArchive::read_all(std::uint64_t index, const std::string& name,
   }
   return out;
 }
+
+std::string zip_library_version() { return zip_libzip_version(); }
 
 }  // namespace wheelmod::wheel

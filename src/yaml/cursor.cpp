@@ -289,4 +289,6 @@ const Cursor& require(const Cursor& map, const std::vector<Cursor>& entries, std
   return *found;
 }
 
+std::string yaml_library_version() { return WHEELMOD_YAML_CPP_VERSION; }
+
 }  // namespace wheelmod::yaml

@@ -51,8 +51,19 @@ class AtomicFileSet {
   std::vector<Entry> m_entries;
 };
 
-/// wheelmod's shipped data folder `name` (config, templates): `$WHEELMOD_DATA_DIR/<name>` when
-/// set, else `<exe>/../share/wheelmod/<name>` when that exists, else the source tree's.
+/// Where wheelmod's shipped data (config/, templates/) was found, and why there.
+struct DataDirectory {
+  std::filesystem::path path;
+  std::string source;  // "$WHEELMOD_DATA_DIR", "installed beside the binary", "source tree ..."
+};
+
+/// wheelmod's data directory: `$WHEELMOD_DATA_DIR` when set; else `<bin>/../share/wheelmod` of
+/// the running binary (an installation, wherever it was moved); else, only for a binary still
+/// inside the build tree it was built in, the source tree. An installed or copied binary never
+/// reads the source tree. Throws UsageError (exit 2) naming the places it looked.
+DataDirectory data_directory();
+
+/// `data_directory().path / name` (name: "config", "templates").
 std::filesystem::path shipped_data_dir(std::string_view name);
 
 /// A new directory `<parent>/<name>XXXXXX` (mkdtemp(3); `parent` is created when missing),

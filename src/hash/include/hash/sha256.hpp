@@ -43,4 +43,8 @@ struct FileDigest {
 };
 FileDigest sha256_file(const std::filesystem::path& path);
 
+/// The crypto library wheelmod hashes with, as it reports itself at run time
+/// ("OpenSSL 3.0.15 3 Sep 2024").
+std::string crypto_library_version();
+
 }  // namespace wheelmod::hash

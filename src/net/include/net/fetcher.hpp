@@ -76,4 +76,8 @@ class Fetcher {
   std::unique_ptr<Impl> m_impl;
 };
 
+/// libcurl and the libraries it was built with, as it reports itself at run time
+/// ("libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13 ...").
+std::string transfer_library_version();
+
 }  // namespace wheelmod::net

@@ -56,4 +56,7 @@ struct InstalledWheel {
 InstalledWheel install_wheel(const std::filesystem::path& wheel_file, const InstallScheme& scheme,
                              const InstallOptions& options, Reporter& reporter);
 
+/// The libzip wheelmod unpacks with, as it reports itself at run time ("1.9.2").
+std::string zip_library_version();
+
 }  // namespace wheelmod::wheel

@@ -86,4 +86,7 @@ const Cursor* find(const std::vector<Cursor>& entries, std::string_view key);
 /// The entry named `key`; its absence is an error at `map`'s key.
 const Cursor& require(const Cursor& map, const std::vector<Cursor>& entries, std::string_view key);
 
+/// The yaml-cpp wheelmod was built against (it has no run-time version call): "0.7.0".
+std::string yaml_library_version();
+
 }  // namespace wheelmod::yaml
