@@ -2,10 +2,10 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "git_commit.hpp"
 #include "hash/sha256.hpp"
 #include "net/fetcher.hpp"
 #include "wheel/installer.hpp"
-#include "wheelmod_git_commit.hpp"
 #include "yaml/cursor.hpp"
 
 namespace wheelmod::operations {
@@ -14,7 +14,7 @@ std::string wheelmod_version() { return WHEELMOD_VERSION; }
 
 BuildInfo build_info() {
   BuildInfo info{.version = wheelmod_version(),
-                 .git_commit = WHEELMOD_GIT_COMMIT,
+                 .git_commit = git_commit(),
                  .data_directory = {},
                  .libraries = {}};
   try {
