@@ -89,9 +89,12 @@ CommandRunner add_install_command(CLI::App& app) {
   add_selection_options(*sub, options.selection, SpecArity::optional);
   add_download_options(*sub, options.download);
   sub->add_option("--wheel", options.wheels, "Install these wheel files instead of resolving");
-  sub->add_option("--prefix", options.prefix, "The installation directory")->required();
+  sub->add_option("--prefix", options.prefix,
+                  "The installation directory (default: <installpath-software>/PyTorch/"
+                  "<version>-<toolchain>[-CUDA-<v>]-whl, the name EasyBuild gives the easyconfig)");
   sub->add_option("--eb-installpath", options.eb_installpath,
-                  "EasyBuild installpath holding software/NAME/VERSION (default: the EBROOT* "
+                  "EasyBuild installpath holding software/NAME/VERSION (default: EasyBuild's own "
+                  "configuration, $EASYBUILD_INSTALLPATH and its config files; and the EBROOT* "
                   "variables of loaded modules)");
   sub->add_option("--prefer-module", options.modules,
                   "Prefer this module where several provide a library (repeatable)");

@@ -211,9 +211,8 @@ std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
   const std::string version(module.substr(slash + 1));
   // Absolute, always: a relative RPATH entry would be searched relative to
   // whatever directory the program is started from.
-  if (installpath) {
-    const auto directory =
-        (fs::absolute(*installpath) / "software" / name / version).lexically_normal();
+  if (software_root) {
+    const auto directory = (fs::absolute(*software_root) / name / version).lexically_normal();
     if (directory_exists(directory)) return directory;
   }
   if (!getenv) return std::nullopt;
@@ -228,8 +227,8 @@ std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
   return fs::absolute(*root).lexically_normal();
 }
 
-ModuleLocator environment_locator(std::optional<fs::path> installpath) {
-  return ModuleLocator{.installpath = std::move(installpath),
+ModuleLocator environment_locator(std::optional<fs::path> software_root) {
+  return ModuleLocator{.software_root = std::move(software_root),
                        .getenv = [](const std::string& name) -> std::optional<std::string> {
                          const char* value = std::getenv(name.c_str());
                          if (value == nullptr) return std::nullopt;

@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "easybuild/library_map.hpp"
+#include "operations/site.hpp"
 #include "operations/version.hpp"
 
 namespace wheelmod::operations {
@@ -18,13 +19,18 @@ namespace {
 // --module: the request and where the module goes, known before anything
 // is installed, so that a module already there stops the install early.
 std::pair<emit::ModuleRequest, emit::ModuleTarget> module_plan(const InstallOptions& options,
+                                                               const SiteSettings& site,
                                                                const fs::path& prefix_path) {
   emit::ModuleRequest request;
   request.prefix = prefix_path;
   request.generator = "wheelmod " + wheelmod_version();
-  const auto modulepath = options.modulepath.empty()
-                              ? emit::default_modulepath(prefix_path)
-                              : std::optional<fs::path>(fs::absolute(options.modulepath));
+  // --modulepath, else EasyBuild's installpath-modules when the site configures one (as `eb`
+  // would write there), else <installpath>/modules beside the prefix's software/.
+  auto modulepath = options.modulepath.empty()
+                        ? emit::default_modulepath(prefix_path)
+                        : std::optional<fs::path>(fs::absolute(options.modulepath));
+  if (options.modulepath.empty() && site.modules.origin != "EasyBuild's default")
+    modulepath = fs::path(site.modules.value);
   if (!modulepath)
     throw UsageError("--module", "the prefix is not <installpath>/software/<Name>/<version>",
                      "pass --modulepath DIR");
@@ -64,7 +70,8 @@ void module_provided(const resolve::ResolveReport& report, const easybuild::Gene
 // nor (with --bundle-missing) a wheel of the index provides would leave a
 // prefix whose libraries do not load.
 void stop_on_missing_libraries(const resolve::ResolveReport& report,
-                               const easybuild::Generation& generation, bool bundle_missing) {
+                               const easybuild::Generation& generation, const SiteSettings& site,
+                               bool bundle_missing) {
   std::vector<const resolve::Dependency*> libraries;
   for (const auto& dependency : report.missing)
     if (generation.cuda_libraries.contains(dependency.name)) libraries.push_back(&dependency);
@@ -80,6 +87,8 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
                        "wheels into the prefix");
   for (const auto* dependency : libraries)
     error.with_detail(dependency->name + ": " + dependency->note);
+  error.with_detail("looked in " + site.software.value + " (" + site.software.origin +
+                    ") and in the EBROOT* variables of loaded modules");
   throw error;
 }
 
@@ -105,7 +114,7 @@ prefix::Provenance provenance(const InstallOptions& options,
 }
 
 // Everything but the wheels: where, how to relink, compile and check.
-prefix::PrefixInstallRequest prefix_request(const InstallOptions& options,
+prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const SiteSettings& site,
                                             const easybuild::Generation& generation,
                                             const fs::path& prefix_path) {
   prefix::PrefixInstallRequest request;
@@ -121,13 +130,11 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options,
   prefix::RelinkOptions relink;
   relink.generation = &generation;
   relink.modules = options.modules;
-  relink.locator = easybuild::environment_locator(
-      options.eb_installpath.empty() ? std::nullopt
-                                     : std::optional<fs::path>(options.eb_installpath));
+  relink.locator = easybuild::environment_locator(fs::path(site.software.value));
   relink.patchelf = options.patchelf;
   request.relink = std::move(relink);
   prefix::CheckOptions check;
-  if (!options.eb_installpath.empty()) check.allowed_roots.emplace_back(options.eb_installpath);
+  check.allowed_roots.emplace_back(fs::path(site.software.value));
   request.check = check;
   request.provenance = provenance(options, generation, request);
   return request;
@@ -137,15 +144,44 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options,
 // prefix (the same file system as the cache's hard links, usually) into
 // `downloads`, which the caller removes on every path out. The request
 // learns the wheels and what the resolution chose.
-void resolve_and_download(const InstallOptions& options, const easybuild::SiteConfig& config,
-                          const easybuild::Generation& generation,
-                          std::optional<TemporaryDirectory>& downloads,
-                          prefix::PrefixInstallRequest& request, Reporter& reporter) {
-  const auto& locator = request.relink->locator;
-  const auto report = resolve_selection(
+resolve::ResolveReport resolve_for_site(const InstallOptions& options,
+                                        const easybuild::SiteConfig& config,
+                                        const easybuild::Generation& generation,
+                                        const SiteSettings& site, Reporter& reporter) {
+  const auto locator = easybuild::environment_locator(fs::path(site.software.value));
+  auto report = resolve_selection(
       options.selection, config, reporter,
       [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
-  stop_on_missing_libraries(report, generation, options.selection.bundle_missing);
+  stop_on_missing_libraries(report, generation, site, options.selection.bundle_missing);
+  return report;
+}
+
+// Without --prefix: where `eb` would install the easyconfig `wheelmod easyconfig` writes for
+// the same selection, <software>/PyTorch/<version>-<toolchain>[-CUDA-<v>|-ROCm-<v>]-whl
+// (EasyBuildMNS, easyconfig_plan_context.cpp's versionsuffix).
+fs::path default_prefix(const resolve::ResolveReport& report,
+                        const easybuild::Generation& generation, const std::string& toolchain,
+                        const SiteSettings& site) {
+  std::string torch;
+  for (const auto& wheel : report.wheels)
+    if (wheel.name == "torch" && wheel.requested)
+      torch = wheel.version.substr(0, wheel.version.find('+'));
+  if (torch.empty())
+    throw UsageError("install", "no --prefix, and torch is not among the requested projects",
+                     "give --prefix DIR, or request torch: the default prefix is named after it");
+  const auto& chain = generation.toolchains.at(toolchain);
+  std::string suffix = "-whl";
+  for (const auto& module : report.modules)
+    if (module.starts_with("CUDA/")) suffix = "-CUDA-" + module.substr(5) + "-whl";
+  if (report.variant.variant.starts_with("rocm"))
+    suffix = "-ROCm-" + report.variant.variant.substr(4) + "-whl";
+  return fs::path(site.software.value) / "PyTorch" /
+         (torch + "-" + chain.name + "-" + chain.version + suffix);
+}
+
+void download(const InstallOptions& options, const resolve::ResolveReport& report,
+              const easybuild::Generation& generation, std::optional<TemporaryDirectory>& downloads,
+              prefix::PrefixInstallRequest& request, Reporter& reporter) {
   request.python_version = report.target.python;
   auto& modules = request.relink->modules;
   modules.insert(modules.end(), report.modules.begin(), report.modules.end());
@@ -182,10 +218,19 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
   const auto& generation =
       find_generation(config, options.selection.toolchain,
                       "known toolchains: see `wheelmod resolve --help` or add one with --config");
+  const auto site = site_settings(options.eb_installpath);
+  std::optional<resolve::ResolveReport> report;
+  if (options.prefix.empty()) {
+    if (options.selection.specs.empty())
+      throw UsageError("install --wheel", "no --prefix", "give the installation directory");
+    report = resolve_for_site(options, config, generation, site, reporter);
+    options.prefix = default_prefix(*report, generation, options.selection.toolchain, site);
+    reporter.on_note("prefix: " + options.prefix + " (from " + site.software.origin + ")");
+  }
   const fs::path prefix_path = fs::absolute(options.prefix).lexically_normal();
   std::optional<std::pair<emit::ModuleRequest, emit::ModuleTarget>> module_file;
-  if (options.write_module) module_file = module_plan(options, prefix_path);
-  auto request = prefix_request(options, generation, prefix_path);
+  if (options.write_module) module_file = module_plan(options, site, prefix_path);
+  auto request = prefix_request(options, site, generation, prefix_path);
 
   std::optional<TemporaryDirectory> downloads;
   if (!options.wheels.empty()) {
@@ -197,7 +242,8 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
       throw UsageError(prefix_path.string(), "already exists",
                        "pass --force to replace it (the old installation stays in place until "
                        "the new one is complete), or choose another --prefix");
-    resolve_and_download(options, config, generation, downloads, request, reporter);
+    if (!report) report = resolve_for_site(options, config, generation, site, reporter);
+    download(options, *report, generation, downloads, request, reporter);
   }
   InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt};
   if (module_file) {

@@ -2,6 +2,7 @@
 
 #include "easybuild/library_map.hpp"
 #include "operations/selection.hpp"
+#include "operations/site.hpp"
 
 namespace wheelmod::operations {
 
@@ -13,9 +14,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
                        "give the toolchain the prefix was installed for, e.g. foss-2024a");
   relink.modules = options.modules;
   relink.locator = easybuild::environment_locator(
-      options.eb_installpath.empty()
-          ? std::nullopt
-          : std::optional<std::filesystem::path>(options.eb_installpath));
+      std::filesystem::path(site_settings(options.eb_installpath).software.value));
   relink.tag = options.runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath;
   relink.dry_run = options.dry_run;
   relink.patchelf = options.patchelf;

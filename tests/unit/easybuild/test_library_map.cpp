@@ -48,7 +48,9 @@ struct Prefix {
   }
 };
 
-ModuleLocator sample_installpath() { return ModuleLocator{.installpath = k_sample, .getenv = {}}; }
+ModuleLocator sample_installpath() {
+  return ModuleLocator{.software_root = k_sample / "software", .getenv = {}};
+}
 
 std::map<std::string, EntryPlan> by_entry(const SearchPathPlan& plan) {
   std::map<std::string, EntryPlan> out;
@@ -103,10 +105,10 @@ TEST_CASE("a module missing from the site leaves the entry unmapped", "[easybuil
   const Prefix prefix;
   wheelmod::test::TempDir installpath("wheelmod-eb");
   fs::create_directories(installpath.path() / "software/CUDA/12.6.0/lib64");
-  const auto plan =
-      plan_search_path("$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN",
-                       prefix.location(), foss_2024a(), {"CUDA/12.6.0"},
-                       ModuleLocator{.installpath = installpath.path(), .getenv = {}});
+  const auto plan = plan_search_path(
+      "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cudnn/lib:$ORIGIN", prefix.location(),
+      foss_2024a(), {"CUDA/12.6.0"},
+      ModuleLocator{.software_root = installpath.path() / "software", .getenv = {}});
   CHECK_FALSE(plan.complete());
   const auto entries = by_entry(plan);
   const auto& cudnn = entries.at("$ORIGIN/../../nvidia/cudnn/lib");
@@ -163,7 +165,7 @@ TEST_CASE("loaded modules are found through EBROOT and EBVERSION", "[easybuild][
   wheelmod::test::TempDir root("wheelmod-ebroot");
   std::map<std::string, std::string> environment{{"EBROOTCUDNN", root.path().string()},
                                                  {"EBVERSIONCUDNN", "9.5.1.17"}};
-  const ModuleLocator locator{.installpath = std::nullopt,
+  const ModuleLocator locator{.software_root = std::nullopt,
                               .getenv = [&](const std::string& name) -> std::optional<std::string> {
                                 const auto it = environment.find(name);
                                 if (it == environment.end()) return std::nullopt;
@@ -184,7 +186,7 @@ TEST_CASE("module directories are absolute even from a relative installpath",
   // whatever program loads the library.
   const auto relative = fs::relative(k_sample, fs::current_path());
   REQUIRE(relative.is_relative());
-  const ModuleLocator locator{.installpath = relative, .getenv = {}};
+  const ModuleLocator locator{.software_root = relative / "software", .getenv = {}};
   const auto root = locator.root_of("CUDA/12.6.0");
   REQUIRE(root);
   CHECK(root->is_absolute());

@@ -25,8 +25,9 @@ std::string extslist_variable(std::string_view software_name);
 
 /// Finds a module's installation directory.
 struct ModuleLocator {
-  /// --eb-installpath: modules live in <installpath>/software/<name>/<version>.
-  std::optional<std::filesystem::path> installpath;
+  /// Where EasyBuild installs software: modules live in <software_root>/<name>/<version>
+  /// (--eb-installpath DIR gives DIR/software; EasyBuild's installpath-software otherwise).
+  std::optional<std::filesystem::path> software_root;
   /// Reads EBROOT<NAME> / EBVERSION<NAME> of loaded modules; std::getenv by default.
   std::function<std::optional<std::string>(const std::string&)> getenv;
 
@@ -35,7 +36,9 @@ struct ModuleLocator {
   [[nodiscard]] std::optional<std::filesystem::path> root_of(std::string_view module) const;
 };
 
-ModuleLocator environment_locator(std::optional<std::filesystem::path> installpath);
+/// A locator over `software_root` (nullopt: the loaded modules' EBROOT* variables only) and
+/// the process environment.
+ModuleLocator environment_locator(std::optional<std::filesystem::path> software_root);
 
 enum class EntryAction {
   kept,      // points inside the prefix at a directory that exists, or at a system directory

@@ -19,8 +19,8 @@ struct InstallOptions {
   Selection selection;              // SPEC..., or
   std::vector<std::string> wheels;  // wheel files, installed as they are
   DownloadSettings download;
-  std::string prefix;
-  std::string eb_installpath;        // "": the EBROOT* variables of loaded modules
+  std::string prefix;                // "": EasyBuild's name for it under the site's software path
+  std::string eb_installpath;        // "": EasyBuild's configuration (site.hpp), and loaded EBROOT*
   std::vector<std::string> modules;  // preferred where several provide a library
   std::string python_exe;            // "": $EBROOTPYTHON/bin/python
   std::string patchelf = "patchelf";
