@@ -140,7 +140,7 @@ EasyBuildSettings EasyBuildSettings::read(const Getenv& getenv) {
   for (const auto* option :
        {"installpath", "installpath-software", "installpath-modules", "prefix", "sourcepath",
         "module-syntax", "module-naming-scheme", "suffix-modules-path", "locks-dir",
-        "subdir-software", "subdir-modules"}) {
+        "subdir-software", "subdir-modules", "wait-on-lock-limit", "wait-on-lock-interval"}) {
     std::string variable = "EASYBUILD_";
     for (const char c : std::string_view(option))
       variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -232,6 +232,14 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
   if (options.write_module) module_file = module_plan(options, site, prefix_path);
   auto request = prefix_request(options, site, generation, prefix_path);
 
+  // The lock `eb` takes on the same directory, held until the installation is in place; not
+  // where no EasyBuild is configured and its default software path does not exist (creating
+  // ~/.local/easybuild for a --prefix elsewhere would serve no eb).
+  std::optional<easybuild::InstallLock> eb_lock;
+  if (site.locks.origin != "EasyBuild's default" || fs::is_directory(site.software.value))
+    eb_lock.emplace(easybuild::InstallLock::acquire(
+        site.locks.value, prefix_path, site.lock_wait,
+        [&reporter](const std::string& line) { reporter.on_note(line); }));
   std::optional<TemporaryDirectory> downloads;
   if (!options.wheels.empty()) {
     for (const auto& wheel : options.wheels) request.wheels.emplace_back(wheel);

@@ -1,6 +1,10 @@
 #include "operations/site.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
+
+#include "core/errors.hpp"
 
 namespace wheelmod::operations {
 
@@ -11,10 +15,25 @@ SiteSettings site_settings(const std::string& eb_installpath, const easybuild::G
   SiteSettings site{.software = eb.software_path(),
                     .modules = eb.modules_path(),
                     .locks = eb.locks_dir(),
+                    .lock_wait = {},
                     .module_syntax = eb.get("module-syntax"),
                     .naming_scheme = eb.get("module-naming-scheme"),
                     .suffix_modules_path = eb.get("suffix-modules-path"),
                     .files = eb.files()};
+  // easybuild/tools/options.py: wait-on-lock-limit (seconds; 0 no wait, -1 for ever) and
+  // wait-on-lock-interval (seconds, default 60).
+  const auto number = [&](const char* option, long fallback) {
+    const auto setting = eb.get(option);
+    if (!setting) return fallback;
+    try {
+      return std::stol(setting->value);
+    } catch (const std::exception&) {
+      throw UsageError(setting->origin, std::string(option) + " = " + setting->value +
+                                            " is not a number of seconds");
+    }
+  };
+  site.lock_wait.limit_seconds = number("wait-on-lock-limit", 0);
+  site.lock_wait.interval = std::chrono::seconds(std::max(1L, number("wait-on-lock-interval", 60)));
   if (!eb_installpath.empty()) {
     const auto root = fs::absolute(eb_installpath).lexically_normal();
     // Where the modules wheelmod relinks at live; the new module's place stays EasyBuild's

@@ -6,14 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "easybuild/eb_lock.hpp"
 #include "easybuild/eb_settings.hpp"
 
 namespace wheelmod::operations {
 
 struct SiteSettings {
-  easybuild::Setting software;  // <software>/<Name>/<version>: modules' installation directories
-  easybuild::Setting modules;   // the module tree (all/, moduleclass directories)
-  easybuild::Setting locks;     // EasyBuild's lock directory for installations
+  easybuild::Setting software;    // <software>/<Name>/<version>: modules' installation directories
+  easybuild::Setting modules;     // the module tree (all/, moduleclass directories)
+  easybuild::Setting locks;       // EasyBuild's lock directory for installations
+  easybuild::LockWait lock_wait;  // wait-on-lock-limit / -interval (eb's defaults: 0, 60 s)
   std::optional<easybuild::Setting> module_syntax;
   std::optional<easybuild::Setting> naming_scheme;
   std::optional<easybuild::Setting> suffix_modules_path;

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""wheelmod at an EasyBuild site: EasyBuild's own configuration and locks.
+
+    site_scenarios.py --wheelmod BIN --sample DIR SCENARIO
+
+A site is a temporary EasyBuild installpath whose software/ holds the sample tree's modules
+(symlinks). With only EASYBUILD_INSTALLPATH (or a configuration file) set, `wheelmod install
+... --module` needs no --prefix, --eb-installpath or --modulepath: the prefix is EasyBuild's
+name for the installation under software/, the module goes to modules/all/, the relink finds
+the CUDA modules there, and torch imports. EasyBuild's lock on the same directory (a
+`software/.locks/<dir with / as _>.lock` directory, as eb makes it) stops wheelmod with the
+holder named, or is waited for when EASYBUILD_WAIT_ON_LOCK_LIMIT says so.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from scenario_support import check, run_expecting, scenario_main
+
+PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+NAME = "2.6.0-foss-2024a-CUDA-12.6.0-whl"
+
+
+class Runner:
+    def __init__(self, args):
+        self.wheelmod = args.wheelmod
+        self.sample = args.sample
+        self.work = tempfile.mkdtemp(prefix="wheelmod-site-")
+        self.site = os.path.join(self.work, "eb")
+        software = os.path.join(self.site, "software")
+        os.makedirs(software)
+        for name in os.listdir(os.path.join(args.sample, "software")):
+            os.symlink(os.path.join(args.sample, "software", name), os.path.join(software, name))
+        self.prefix = os.path.join(software, "PyTorch", NAME)
+        self.environment = {k: v for k, v in os.environ.items() if not k.startswith("EASYBUILD_")}
+        self.environment["HOME"] = os.path.join(self.work, "home")
+        self.environment["XDG_CONFIG_HOME"] = os.path.join(self.work, "home", ".config")
+        self.environment["XDG_CONFIG_DIRS"] = os.path.join(self.work, "no-system-config")
+
+    def close(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def install(self, *extra, env, expect=0):
+        command = [self.wheelmod, "install", "torch==2.6.0", "torchvision", "--toolchain",
+                   "foss-2024a", "--accelerator", "cuda", "--python", PYTHON, "--arch", "x86_64",
+                   "--glibc", "2.28", "--index", "file://" + os.path.join(self.sample, "whl"),
+                   "--cache-dir", os.path.join(self.work, "cache"), "--python-exe",
+                   sys.executable, "--module", *extra]
+        return run_expecting(command, expect, timeout=300, env=env)
+
+    def imports(self):
+        site = os.path.join(self.prefix, "lib", f"python{PYTHON}", "site-packages")
+        environment = {k: v for k, v in self.environment.items() if k != "LD_LIBRARY_PATH"}
+        environment["PYTHONPATH"] = site
+        result = subprocess.run([sys.executable, "-c", "import torch, torchvision; "
+                                 "print(torch.__version__)"], capture_output=True, text=True,
+                                env=environment, timeout=120)
+        check(result.returncode == 0, result.stderr)
+        check(result.stdout.strip() == "2.6.0+cu126", result.stdout)
+
+    def lock(self):
+        return os.path.join(self.site, "software", ".locks",
+                            self.prefix.replace("/", "_") + ".lock")
+
+
+def installpath_only(r):
+    """EASYBUILD_INSTALLPATH alone: prefix and module where eb puts them, modules found there."""
+    env = dict(r.environment, EASYBUILD_INSTALLPATH=r.site)
+    result = r.install(env=env)
+    check(os.path.isdir(r.prefix), f"not installed at {r.prefix}: {os.listdir(r.site)}")
+    check(f"prefix: {r.prefix} (from $EASYBUILD_INSTALLPATH)" in result.stderr, result.stderr)
+    module = os.path.join(r.site, "modules", "all", "PyTorch", NAME + ".lua")
+    check(os.path.isfile(module), f"no module at {module}")
+    with open(module) as handle:
+        text = handle.read()
+    check('depends_on("CUDA/12.6.0")' in text, text)
+    r.imports()
+    check(not os.path.exists(r.lock()), "EasyBuild's lock was left behind")
+
+
+def config_file(r):
+    """The same from a configuration file in $XDG_CONFIG_HOME, as eb reads it; the variable
+    wins over the file."""
+    config = os.path.join(r.environment["XDG_CONFIG_HOME"], "easybuild", "config.cfg")
+    os.makedirs(os.path.dirname(config))
+    with open(config, "w") as handle:
+        handle.write(f"[config]\ninstallpath = {r.site}\nmodule-syntax = Lua\n")
+    r.install(env=r.environment)
+    check(os.path.isdir(r.prefix), "not installed under the configured installpath")
+    r.imports()
+    elsewhere = os.path.join(r.work, "elsewhere")
+    result = r.install("--force", env=dict(r.environment, EASYBUILD_INSTALLPATH=elsewhere),
+                       expect=6)
+    check(os.path.join(elsewhere, "software") in result.stderr,
+          "the missing modules' error names where it looked: " + result.stderr)
+
+
+def eb_lock(r):
+    """An eb lock on the same directory: refused with exit 4 naming it; waited for with
+    EASYBUILD_WAIT_ON_LOCK_LIMIT, then installed."""
+    env = dict(r.environment, EASYBUILD_INSTALLPATH=r.site)
+    os.makedirs(r.lock())
+    result = r.install(env=env, expect=4)
+    check(r.lock() in result.stderr and "an eb run" in result.stderr, result.stderr)
+    check("EASYBUILD_WAIT_ON_LOCK_LIMIT" in result.stderr, result.stderr)
+    check(not os.path.exists(r.prefix), "installed while eb held the lock")
+
+    def release():
+        time.sleep(2)
+        os.rmdir(r.lock())
+    releaser = threading.Thread(target=release)
+    releaser.start()
+    env.update(EASYBUILD_WAIT_ON_LOCK_LIMIT="60", EASYBUILD_WAIT_ON_LOCK_INTERVAL="1")
+    result = r.install(env=env)
+    releaser.join()
+    check("waiting" in result.stderr, result.stderr)
+    r.imports()
+
+
+SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock)}
+
+
+def main():
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
