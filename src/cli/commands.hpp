@@ -38,6 +38,7 @@ using CommandRunner = std::function<void(CommandContext&)>;
 /// Each add_* registers a subcommand on `app` and returns what runs it once
 /// its options are parsed.
 CommandRunner add_tags_command(CLI::App& app);
+CommandRunner add_config_command(CLI::App& app);
 CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_fetch_command(CLI::App& app);
 CommandRunner add_relink_command(CLI::App& app);

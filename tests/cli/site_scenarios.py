@@ -11,6 +11,7 @@ the CUDA modules there, and torch imports. EasyBuild's lock on the same director
 `software/.locks/<dir with / as _>.lock` directory, as eb makes it) stops wheelmod with the
 holder named, or is waited for when EASYBUILD_WAIT_ON_LOCK_LIMIT says so.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -83,12 +84,17 @@ def installpath_only(r):
 
 
 def config_file(r):
-    """The same from a configuration file in $XDG_CONFIG_HOME, as eb reads it; the variable
-    wins over the file."""
+    """The same from a configuration file in $XDG_CONFIG_HOME, as eb reads it (`wheelmod config`
+    shows it and where it came from); the variable wins over the file."""
     config = os.path.join(r.environment["XDG_CONFIG_HOME"], "easybuild", "config.cfg")
     os.makedirs(os.path.dirname(config))
     with open(config, "w") as handle:
         handle.write(f"[config]\ninstallpath = {r.site}\nmodule-syntax = Lua\n")
+    shown = json.loads(run_expecting([r.wheelmod, "config", "--format", "json"],
+                                     env=r.environment).stdout)
+    check(shown["software path"] == {"value": os.path.join(r.site, "software"),
+                                     "origin": config + " [config]"}, shown)
+    check(shown["EasyBuild config files"]["value"] == config, shown)
     r.install(env=r.environment)
     check(os.path.isdir(r.prefix), "not installed under the configured installpath")
     r.imports()
