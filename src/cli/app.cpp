@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "operations/version.hpp"
 
 namespace wheelmod::cli {
@@ -52,6 +53,22 @@ std::vector<Subcommand> register_commands(CLI::App& app) {
   return subcommands;
 }
 
+// The first word on the line that is no option, when it is not a subcommand but near one
+// ("resolv" -> "resolve").
+std::optional<std::pair<std::optional<std::string>, std::string>> misspelt_subcommand(
+    const CLI::App& app, int argc, const char* const* argv) {
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) continue;
+    if (std::ranges::find(names, word) != names.end()) return std::nullopt;
+    if (auto name = closest(word, names)) return std::pair{std::optional(word), *name};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // Parses argv; returns the exit code when that is all there is to do
 // (--help, --version). Throws UsageError for a mistake.
 std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
@@ -69,6 +86,11 @@ std::optional<int> parse(CLI::App& app, int argc, const char* const* argv, std::
     // is exit code 2, with a pointer to the help.
     std::string where = "wheelmod";
     for (const auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+    if (where == "wheelmod")
+      if (auto suggestion = misspelt_subcommand(app, argc, argv))
+        throw UsageError(
+            *suggestion->first, "no such subcommand",
+            "did you mean '" + suggestion->second + "'? ('wheelmod --help' lists them)");
     throw UsageError("", e.what(), "run '" + where + " --help' for the options");
   }
   return std::nullopt;
@@ -99,6 +121,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       "4 network or file system, 5 integrity, 6 a check failed.");
   bool quiet = false;
   app.add_flag("-q,--quiet", quiet, "Print no progress or warnings (errors still go to stderr)");
+  // Global options anywhere on the line (`wheelmod install ... -q`): subcommands created from
+  // here on hand options they do not know to the parent.
+  app.fallthrough();
   auto subcommands = register_commands(app);
 
   try {

@@ -44,14 +44,17 @@ std::string render_text(const prefix::CheckSummary& summary) {
   for (const auto& path : summary.outside)
     out += "outside     " + path + ": loaded from outside the prefix and the module tree\n";
   out += std::to_string(summary.files) + " ELF files checked: " +
-         (summary.passed() ? "every library resolves"
-                           : std::to_string(summary.unresolved.size()) + " unresolved") +
+         (summary.files == 0 ? "nothing to resolve"
+          : summary.passed() ? "every library resolves"
+                             : std::to_string(summary.unresolved.size()) + " unresolved") +
          "\n";
   return out;
 }
 
 void run_check(const CheckCommand& command, CommandContext& context) {
   const auto result = operations::check(command.options);
+  if (result.warning && context.global.verbosity != Verbosity::quiet)
+    context.err << "warning: " << *result.warning << '\n';
   if (command.format == OutputFormat::json)
     context.out << to_json(result.summary).dump(2) << '\n';
   else
@@ -73,6 +76,8 @@ CommandRunner add_check_command(CLI::App& app) {
   sub->add_option("--allow", options.allowed,
                   "A directory whose libraries are expected (the EasyBuild installpath; "
                   "repeatable); others outside the prefix and the system are listed");
+  sub->add_flag("--strict", options.strict,
+                "A prefix with no ELF file fails (exit 6) instead of a warning");
   sub->add_flag("--use-ld-library-path", options.use_ld_library_path,
                 "Search LD_LIBRARY_PATH as set now (default: as a module without one)");
   add_format_option(*sub, command->format);

@@ -112,7 +112,9 @@ CommandRunner add_install_command(CLI::App& app) {
               {"strip", easybuild::MetadataPolicy::strip},
               {"keep", easybuild::MetadataPolicy::keep}},
           CLI::ignore_case));
-  sub->add_option("--threads", options.threads, "Unpacking threads (default: one per core)");
+  sub->add_option("--threads", options.threads,
+                  "Threads for unpacking and processes for byte-compiling (default: the CPUs this "
+                  "process may use: its affinity and cgroup quota)");
   sub->add_option("--patchelf", options.patchelf,
                   "patchelf program, used when a new RPATH does not fit in place in a program "
                   "(or an unusual library layout)");

@@ -6,8 +6,18 @@ CheckResult check(const CheckOptions& options) {
   prefix::CheckOptions check;
   check.use_ld_library_path = options.use_ld_library_path;
   for (const auto& root : options.allowed) check.allowed_roots.emplace_back(root);
-  CheckResult result{prefix::check_prefix(options.prefix, check), std::nullopt};
+  CheckResult result{prefix::check_prefix(options.prefix, check), std::nullopt, std::nullopt};
   if (!result.summary.passed()) result.failure = prefix::check_failure(result.summary);
+  // "Every library resolves" of a directory with no library says nothing: most likely the
+  // wrong directory (the module tree, a parent of the prefix, an empty one).
+  if (result.summary.files == 0) {
+    const std::string what = options.prefix + " has no ELF file to check";
+    const std::string hint = "give the installation prefix (the directory holding lib/pythonX.Y/)";
+    if (options.strict)
+      result.failure = CheckFailedError(options.prefix, "no ELF file to check", hint);
+    else
+      result.warning = what + "; " + hint;
+  }
   return result;
 }
 

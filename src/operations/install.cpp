@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "easybuild/library_map.hpp"
+#include "index_client/accelerator.hpp"
 #include "operations/site.hpp"
 #include "operations/version.hpp"
 
@@ -41,16 +42,22 @@ std::pair<emit::ModuleRequest, emit::ModuleTarget> module_plan(const InstallOpti
   return {std::move(request), std::move(target)};
 }
 
-// The target Python for byte-compiling: --python-exe, else the loaded
-// Python module's ($EBROOTPYTHON/bin/python), else none (a warning).
-std::optional<fs::path> compile_python(const InstallOptions& options) {
+// The target Python for byte-compiling: --python-exe, else the loaded Python module's
+// ($EBROOTPYTHON/bin/python). None is an error unless --no-compile says so: an installation
+// without .pyc files imports slower on every node and writes __pycache__ where it may not.
+std::optional<fs::path> compile_python(const InstallOptions& options,
+                                       const easybuild::Generation& generation) {
   if (options.no_compile) return std::nullopt;
   if (!options.python_exe.empty()) return fs::path(options.python_exe);
   if (const char* root = std::getenv("EBROOTPYTHON"); root != nullptr && *root != '\0') {
     const fs::path python = fs::path(root) / "bin" / "python";
     if (::access(python.c_str(), X_OK) == 0) return python;
   }
-  return std::nullopt;
+  throw UsageError("install",
+                   "no Python to byte-compile with: no --python-exe and no loaded "
+                   "Python module ($EBROOTPYTHON)",
+                   "load the toolchain's Python (module load " + generation.python.module +
+                       "), pass --python-exe PATH, or --no-compile to install without .pyc files");
 }
 
 // pip names the modules provide that are no Python packages: the CUDA
@@ -109,7 +116,12 @@ prefix::Provenance provenance(const InstallOptions& options,
   if (const auto toolchain = generation.toolchains.find(options.selection.toolchain);
       toolchain != generation.toolchains.end())
     out.toolchain_module = toolchain->second.name + "/" + toolchain->second.version;
-  if (generation.cuda) out.cuda_module = generation.cuda->module;
+  // Only a CUDA build depends on a CUDA module: a CPU or ROCm module must load on a site that
+  // has none. The resolution's CUDA module (download() sets it) is the one relinked at.
+  const auto accelerator = index_client::Accelerator::parse(
+      options.selection.accelerator.empty() ? "cpu" : options.selection.accelerator);
+  if (accelerator && accelerator->kind == index_client::AcceleratorKind::cuda && generation.cuda)
+    out.cuda_module = generation.cuda->module;
   return out;
 }
 
@@ -122,7 +134,7 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const
   request.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
   request.metadata = options.metadata;
   request.wheel_options.threads = options.threads;
-  request.python_exe = compile_python(options);
+  request.python_exe = compile_python(options, generation);
   const auto& python_module = generation.python.version;  // 3.12.3 -> 3.12
   request.python_version = options.selection.python.empty()
                                ? python_module.substr(0, python_module.find('.', 2))
@@ -190,6 +202,8 @@ void download(const InstallOptions& options, const resolve::ResolveReport& repor
   request.provenance->accelerator = report.target.accelerator;
   request.provenance->index = report.index;  // credentials already masked by the report
   request.provenance->modules = modules;
+  for (const auto& module : report.modules)
+    if (module.starts_with("CUDA/")) request.provenance->cuda_module = module;
   const auto& prefix_path = request.prefix;
   downloads.emplace(prefix_path.parent_path(),
                     "." + prefix_path.filename().string() + ".wheelmod-wheels-",

@@ -1,10 +1,12 @@
 #include "operations/selection.hpp"
 
 #include <cctype>
+#include <filesystem>
 #include <cstdlib>
 #include <optional>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "core/url.hpp"
 #include "host.hpp"
 #include "index_client/accelerator.hpp"
@@ -174,11 +176,15 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
                                              const std::string& toolchain,
                                              const std::string& hint) {
   const auto* generation = config.find_generation(toolchain);
-  if (generation == nullptr)
+  if (generation == nullptr) {
+    const auto names = config.toolchain_names();
+    const auto nearest = closest(toolchain, names);
     throw UsageError("--toolchain " + toolchain, "unknown toolchain",
-                     !hint.empty() ? hint
-                                   : "known toolchains: " + joined(config.toolchain_names()) +
-                                         " (add one with --config DIR)");
+                     (nearest ? "did you mean " + *nearest + "? " : std::string()) +
+                         (!hint.empty() ? hint
+                                        : "known toolchains: " + joined(names) +
+                                              " (add one with --config DIR)"));
+  }
   return *generation;
 }
 
@@ -187,6 +193,16 @@ resolve::ResolveReport resolve_selection(const Selection& given,
                                          std::function<bool(const std::string&)> module_installed) {
   const auto selection = with_index_variant(given, reporter);
   auto request = build_request(selection, config);
+  // A local index root that is not there is a file-system problem (exit 4), not "no wheel fits"
+  // (exit 3): every page would be missing for the same reason.
+  if (const Url root(request.index_root); root.scheme() == "file") {
+    const std::filesystem::path directory = percent_decode(root.path());
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory, error))
+      throw IoError(mask_credentials(request.index_root), "no such directory",
+                    "give the root of a mirror or index tree (the directory holding cpu/, "
+                    "cu126/, ... or the project pages)");
+  }
   request.module_installed = std::move(module_installed);
   net::FetcherOptions fetch_options;
   fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir);

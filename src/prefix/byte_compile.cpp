@@ -53,7 +53,8 @@ std::vector<std::string> shard_sources(const fs::path& site, unsigned count) {
 }  // namespace
 
 ByteCompileResult byte_compile(const fs::path& python, const std::string& python_version,
-                               const fs::path& staging_site, const fs::path& final_site) {
+                               const fs::path& staging_site, const fs::path& final_site,
+                               unsigned processes) {
   ByteCompileResult result;
   const auto version =
       run_program({python.string(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"});
@@ -72,8 +73,7 @@ ByteCompileResult byte_compile(const fs::path& python, const std::string& python
   // One compileall process per shard of the files: `compileall -j N`
   // spreads the work over a process pool that, measured on 2 cores, was no
   // faster than one process; separate processes with `-i LIST` are.
-  const auto shards =
-      shard_sources(staging_site, std::max(1U, std::thread::hardware_concurrency()));
+  const auto shards = shard_sources(staging_site, std::max(1U, processes));
   if (shards.empty()) return result;
   // The shard lists go inside the staging tree (lib/pythonX.Y/site-packages
   // -> its root), outside site-packages; a killed run's go with the tree.

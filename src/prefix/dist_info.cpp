@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cpus.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "hash/sha256.hpp"
@@ -66,8 +67,7 @@ std::vector<pep::RecordEntry> record_entries(const fs::path& site_packages,
     }
   };
   {
-    const std::size_t threads =
-        std::min<std::size_t>(files.size(), std::max(1U, std::thread::hardware_concurrency()));
+    const std::size_t threads = std::min<std::size_t>(files.size(), usable_cpus());
     std::vector<std::jthread> pool;
     for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();

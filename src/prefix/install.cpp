@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/cpus.hpp"
 #include "core/errors.hpp"
 #include "dist_info.hpp"
 
@@ -65,7 +66,9 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
 
   if (request.python_exe) {
     const fs::path final_site = staging.target() / site.lexically_relative(staging.dir());
-    result.compile = byte_compile(*request.python_exe, request.python_version, site, final_site);
+    // --threads, else the CPUs this process may use (affinity, cgroup quota), never more.
+    result.compile = byte_compile(*request.python_exe, request.python_version, site, final_site,
+                                  threads_or_usable(request.wheel_options.threads));
     if (!result.compile.ran)
       reporter.on_warning("not byte-compiled: " + result.compile.skipped);
     else if (!result.compile.warnings.empty())

@@ -15,6 +15,7 @@
 
 #include <sys/stat.h>
 
+#include "core/cpus.hpp"
 #include "core/errors.hpp"
 #include "install_extract.hpp"
 #include "install_layout.hpp"
@@ -391,7 +392,7 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
   const TaskId task = reporter.on_start("unpack " + wheel_file.filename().string(), total);
   try {
     ExtractSettings settings;
-    settings.threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+    settings.threads = threads_or_usable(options.threads);
     settings.script_interpreter = options.script_interpreter;
     settings.task = task;
     const auto extracted = extract_members(wheel_file, plan.jobs, settings, reporter);

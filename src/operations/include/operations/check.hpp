@@ -15,11 +15,13 @@ struct CheckOptions {
   std::string prefix;
   std::vector<std::string> allowed;  // directories whose libraries are expected
   bool use_ld_library_path = false;
+  bool strict = false;  // a prefix with no ELF file at all fails (exit 6) instead of a warning
 };
 
 struct CheckResult {
   prefix::CheckSummary summary;
-  std::optional<Error> failure;  // a library does not resolve: thrown after the output
+  std::optional<Error> failure;        // a library does not resolve: thrown after the output
+  std::optional<std::string> warning;  // nothing was checked: no ELF file (a wrong directory?)
 };
 
 /// Throws IoError when the prefix cannot be walked.

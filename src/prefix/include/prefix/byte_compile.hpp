@@ -23,7 +23,7 @@ struct ByteCompileResult {
 ByteCompileResult byte_compile(const std::filesystem::path& python,
                                const std::string& python_version,
                                const std::filesystem::path& staging_site,
-                               const std::filesystem::path& final_site);
+                               const std::filesystem::path& final_site, unsigned processes);
 
 /// The source a .pyc was compiled from: `a/__pycache__/b.cpython-312.opt-1.pyc`
 /// -> `a/b.py`; "" for a path that is not in a __pycache__ directory.
