@@ -45,7 +45,8 @@ std::vector<Subcommand> register_commands(CLI::App& app) {
   for (const auto add :
        {&add_resolve_command, &add_fetch_command, &add_relink_command, &add_install_command,
         &add_check_command, &add_module_command, &add_easyconfig_command, &add_mirror_command,
-        &add_swapcheck_command, &add_swap_command, &add_tags_command, &add_config_command}) {
+        &add_swapcheck_command, &add_swap_command, &add_tags_command, &add_config_command,
+        &add_list_command, &add_uninstall_command}) {
     const auto before = app.get_subcommands({}).size();
     auto runner = add(app);
     subcommands.push_back({app.get_subcommands({}).at(before), std::move(runner)});

@@ -81,6 +81,7 @@ CommandRunner add_check_command(CLI::App& app) {
   sub->add_flag("--use-ld-library-path", options.use_ld_library_path,
                 "Search LD_LIBRARY_PATH as set now (default: as a module without one)");
   add_format_option(*sub, command->format);
+  sub->footer("Example: wheelmod check /apps/eb/software/PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl");
   return [command](CommandContext& context) { run_check(*command, context); };
 }
 

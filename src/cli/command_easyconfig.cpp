@@ -89,6 +89,9 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
                   "-ROCm-<version>-whl)");
   sub->add_flag("--force", options.force, "Replace .eb files that exist");
   add_format_option(*sub, command->format);
+  sub->footer(
+      "Example: wheelmod easyconfig torch==2.6.0 torchvision torchaudio --toolchain foss-2024a "
+      "--accelerator cuda --output-dir easyconfigs");
   return [command](CommandContext& context) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
     const auto result = operations::easyconfig(command->options, *reporter);

@@ -105,6 +105,9 @@ CommandRunner add_fetch_command(CLI::App& app) {
   sub->add_flag("--require-hashes", options.require_hashes,
                 "Refuse (exit 5) when the index gives no SHA-256 for a wheel");
   add_format_option(*sub, command->format);
+  sub->footer(
+      "Example: wheelmod fetch torch==2.6.0 --toolchain foss-2024a --accelerator cuda --dest "
+      "wheels");
   return [command](CommandContext& context) { run_fetch(*command, context); };
 }
 

@@ -120,6 +120,9 @@ CommandRunner add_install_command(CLI::App& app) {
                   "(or an unusual library layout)");
   add_module_options(*sub, options);
   add_format_option(*sub, command->format);
+  sub->footer(
+      "Example: wheelmod install torch==2.6.0 torchvision --toolchain foss-2024a --accelerator "
+      "cuda --module");
   return [command](CommandContext& context) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
     const auto result = operations::install(command->options, *reporter);

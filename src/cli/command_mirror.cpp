@@ -114,8 +114,9 @@ CommandRunner add_mirror_command(CLI::App& app) {
   sub->add_option("--eb-name", options.eb_names,
                   "Easyconfig names for --eb-sourcepath (repeatable; default: PyTorch and "
                   "PyTorch-bundle)");
-  add_download_options(*sub, options.download);
+  add_download_options(*sub, options.download, WheelCache::unused);
   add_format_option(*sub, command->format);
+  sub->footer("Example: wheelmod mirror mirror.yaml --dest /srv/pytorch-mirror");
   return [command](CommandContext& context) { run_mirror(*command, context); };
 }
 

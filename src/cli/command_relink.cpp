@@ -85,11 +85,11 @@ CommandRunner add_relink_command(CLI::App& app) {
       "directories at the site's EasyBuild CUDA, cuDNN, NCCL modules");
   sub->add_option("PREFIX", options.prefix, "The installation prefix")->required();
   sub->add_option("--toolchain", options.toolchain,
-                  "EasyBuild toolchain the prefix belongs to, e.g. foss-2024a")
-      ->required();
+                  "EasyBuild toolchain the prefix belongs to, e.g. foss-2024a (default: the one "
+                  "its wheelmod provenance records)");
   sub->add_option("--eb-installpath", options.eb_installpath,
-                  "EasyBuild installpath holding software/NAME/VERSION (default: the EBROOT* "
-                  "variables of loaded modules)");
+                  "EasyBuild installpath holding software/NAME/VERSION (default: EasyBuild's "
+                  "configuration, and the EBROOT* variables of loaded modules)");
   sub->add_option("--prefer-module", options.modules,
                   "Prefer this module where several provide a library (repeatable), e.g. "
                   "cuDNN/9.5.1.17-CUDA-12.6.0");
@@ -102,6 +102,9 @@ CommandRunner add_relink_command(CLI::App& app) {
                   "patchelf program, used when a new path does not fit in place in a program "
                   "(or an unusual library layout)");
   add_format_option(*sub, command->format);
+  sub->footer(
+      "Example: wheelmod relink /apps/eb/software/PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl "
+      "--dry-run");
   return [command](CommandContext& context) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
     const auto report = operations::relink(command->options, *reporter);

@@ -46,6 +46,9 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "they need and which EasyBuild modules provide it (downloads no wheel)");
   add_selection_options(*sub, command->selection, SpecArity::required);
   add_format_option(*sub, command->format, MarkdownOutput::yes);
+  sub->footer(
+      "Example: wheelmod resolve torch==2.6.0 torchvision --toolchain foss-2024a --accelerator "
+      "cuda");
   return [command](CommandContext& context) { run_resolve(*command, context); };
 }
 

@@ -59,6 +59,9 @@ CommandRunner add_swap_command(CLI::App& app) {
   sub->add_flag("--force", options->force, "Swap even when dependents would break");
   sub->add_option("--dependents", options->dependents,
                   "Prefixes or a software/ tree to check (default: the modules that name --name)");
+  sub->footer(
+      "Example: wheelmod swap --modulepath /apps/eb/modules --name PyTorch/2.6.0 --to "
+      "PyTorch/2.6.0-foss-2024a-CUDA-12.6.0");
   return [options](CommandContext& context) { run_swap(*options, context); };
 }
 

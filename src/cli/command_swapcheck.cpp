@@ -127,6 +127,9 @@ CommandRunner add_swapcheck_command(CLI::App& app) {
                 "Re-point RPATH entries into the current prefix at the candidate, for dependents "
                 "that are otherwise compatible");
   add_format_option(*sub, command->format, MarkdownOutput::yes);
+  sub->footer(
+      "Example: wheelmod swapcheck --current OLD_PREFIX --candidate NEW_PREFIX --dependents "
+      "/apps/eb/software");
   return [command](CommandContext& context) { run_swapcheck(*command, context); };
 }
 

@@ -48,6 +48,7 @@ CommandRunner add_tags_command(CLI::App& app) {
   sub->add_option("--arch", options.arch, "Target architecture, as uname -m (default: this host)");
   sub->add_option("--glibc", options.glibc, "Target glibc as 2.NN (default: this host)");
   add_format_option(*sub, command->format);
+  sub->footer("Example: wheelmod tags --python 3.12 --arch aarch64 --glibc 2.28");
   return [command](CommandContext& context) { print_tags(*command, context); };
 }
 

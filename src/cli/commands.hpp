@@ -39,6 +39,8 @@ using CommandRunner = std::function<void(CommandContext&)>;
 /// its options are parsed.
 CommandRunner add_tags_command(CLI::App& app);
 CommandRunner add_config_command(CLI::App& app);
+CommandRunner add_list_command(CLI::App& app);
+CommandRunner add_uninstall_command(CLI::App& app);
 CommandRunner add_resolve_command(CLI::App& app);
 CommandRunner add_fetch_command(CLI::App& app);
 CommandRunner add_relink_command(CLI::App& app);

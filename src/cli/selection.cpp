@@ -36,7 +36,8 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
                "(default: report it missing)");
 }
 
-void add_download_options(CLI::App& sub, operations::DownloadSettings& settings) {
+void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
+                          WheelCache wheel_cache) {
   sub.add_option("--jobs,-j", settings.jobs, "Transfers at once (default: 4)");
   sub.add_option("--retries", settings.retries,
                  "Retries per file after failed attempts in a row (one that brought 1 MiB or "
@@ -45,8 +46,9 @@ void add_download_options(CLI::App& sub, operations::DownloadSettings& settings)
                  "Seconds without a byte before a transfer is retried (default: 60)");
   sub.add_option("--cacert", settings.cacert,
                  "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
-  sub.add_flag("--no-cache", settings.no_cache,
-               "Neither use nor fill the wheel cache under --cache-dir");
+  if (wheel_cache == WheelCache::used)
+    sub.add_flag("--no-cache", settings.no_cache,
+                 "Neither use nor fill the wheel cache under --cache-dir");
 }
 
 }  // namespace wheelmod::cli

@@ -18,6 +18,10 @@ enum class SpecArity { required, optional };
 void add_selection_options(CLI::App& sub, operations::Selection& selection, SpecArity specs);
 
 /// Registers --jobs, --retries, --stall-timeout, --cacert, --no-cache.
-void add_download_options(CLI::App& sub, operations::DownloadSettings& settings);
+/// `wheel_cache`: whether the command reads the wheel cache (mirror does not: it has no
+/// --cache-dir, so no --no-cache either).
+enum class WheelCache { used, unused };
+void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
+                          WheelCache wheel_cache = WheelCache::used);
 
 }  // namespace wheelmod::cli

@@ -3,16 +3,25 @@
 #include "easybuild/library_map.hpp"
 #include "operations/selection.hpp"
 #include "operations/site.hpp"
+#include "prefix/provenance.hpp"
 
 namespace wheelmod::operations {
 
 prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   const auto config = load_site_config(options.config_dir);
   prefix::RelinkOptions relink;
-  relink.generation =
-      &find_generation(config, options.toolchain,
-                       "give the toolchain the prefix was installed for, e.g. foss-2024a");
-  relink.modules = options.modules;
+  // Without --toolchain: the one `wheelmod install` recorded, and the modules it was made
+  // against (prefix/provenance.hpp); a prefix wheelmod did not make needs --toolchain.
+  std::string toolchain = options.toolchain;
+  auto modules = options.modules;
+  if (toolchain.empty()) {
+    const auto provenance = prefix::read_provenance(options.prefix);
+    toolchain = provenance.toolchain;
+    if (modules.empty()) modules = provenance.modules;
+  }
+  relink.generation = &find_generation(
+      config, toolchain, "give the toolchain the prefix was installed for, e.g. foss-2024a");
+  relink.modules = modules;
   relink.locator = easybuild::environment_locator(
       std::filesystem::path(site_settings(options.eb_installpath).software.value));
   relink.tag = options.runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath;

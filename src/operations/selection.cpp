@@ -1,8 +1,8 @@
 #include "operations/selection.hpp"
 
 #include <cctype>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "core/errors.hpp"

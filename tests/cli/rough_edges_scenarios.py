@@ -112,9 +112,23 @@ def readable_help(r):
     check("strip|keep" in text and "->" not in text, text)
 
 
+def relink_from_provenance(r):
+    """relink takes the toolchain and modules from the provenance when --toolchain is not
+    given; a tree wheelmod did not make still needs it. mirror has no --no-cache (it has no
+    cache)."""
+    prefix = os.path.join(r.work, "software", "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    r.install(prefix, "--accelerator", "cuda", "--python-exe", sys.executable)
+    r.run("relink", prefix, "--eb-installpath", r.sample)
+    other = os.path.join(r.work, "other")
+    os.makedirs(other)
+    result = r.run("relink", other, expect=2)
+    check("wheelmod-install.json" in result.stderr, result.stderr)
+    check("--no-cache" not in r.run("mirror", "--help").stdout, "mirror offers --no-cache")
+
+
 SCENARIOS = {f.__name__: f for f in (
     cpu_module_no_cuda, compile_python_required, check_no_elf, missing_file_root, did_you_mean,
-    global_options_anywhere, readable_help)}
+    global_options_anywhere, readable_help, relink_from_provenance)}
 
 
 def main():

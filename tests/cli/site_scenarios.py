@@ -127,7 +127,40 @@ def eb_lock(r):
     r.imports()
 
 
-SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock)}
+def lifecycle(r):
+    """`wheelmod list` shows the installation from its provenance; `uninstall` refuses while
+    another module loads it, then removes prefix, module file and moduleclass link."""
+    env = dict(r.environment, EASYBUILD_INSTALLPATH=r.site)
+    r.install(env=env)
+    listed = json.loads(run_expecting([r.wheelmod, "list", "--format", "json"], env=env).stdout)
+    names = [item["name"] for item in listed]
+    check(names == ["PyTorch/" + NAME], names)
+    check(listed[0]["torch"] == "2.6.0+cu126" and listed[0]["toolchain"] == "foss-2024a", listed)
+    modules = os.path.join(r.site, "modules")
+    module = os.path.join(modules, "all", "PyTorch", NAME + ".lua")
+    links = [os.path.join(modules, c, "PyTorch", NAME + ".lua") for c in os.listdir(modules)
+             if c != "all" and os.path.islink(os.path.join(modules, c, "PyTorch", NAME + ".lua"))]
+    check(links, f"no moduleclass link in {os.listdir(modules)}")
+    user = os.path.join(modules, "all", "MyModel", "1.0.lua")
+    os.makedirs(os.path.dirname(user))
+    with open(user, "w") as handle:
+        handle.write(f'depends_on("PyTorch/{NAME}")\n')
+    refused = run_expecting([r.wheelmod, "uninstall", "PyTorch/" + NAME], 2, env=env)
+    check("MyModel/1.0.lua" in refused.stderr and "--force" in refused.stderr, refused.stderr)
+    check(os.path.isdir(r.prefix) and os.path.isfile(module), "removed although refused")
+    os.remove(user)
+    removed = run_expecting([r.wheelmod, "uninstall", "PyTorch/" + NAME], 0, env=env)
+    check(not os.path.exists(r.prefix), "the prefix is still there")
+    check(not os.path.exists(module) and not any(os.path.lexists(link) for link in links),
+          "the module file or its link is still there")
+    check(module in removed.stdout, removed.stdout)
+    left = json.loads(run_expecting([r.wheelmod, "list", "--format", "json"], env=env).stdout)
+    check(left == [], left)
+    again = run_expecting([r.wheelmod, "uninstall", "PyTorch/" + NAME], 2, env=env)
+    check("not an installation wheelmod made" in again.stderr, again.stderr)
+
+
+SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock, lifecycle)}
 
 
 def main():

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "easybuild/config.hpp"
 #include "pep/name.hpp"
 #include "temp_dir.hpp"
@@ -564,8 +565,14 @@ TEST_CASE("SiteConfig::default_dir honours WHEELMOD_DATA_DIR", "[easybuild][conf
   const char* saved = ::getenv("WHEELMOD_DATA_DIR");
   const std::optional<std::string> previous =
       saved ? std::optional<std::string>(saved) : std::nullopt;
-  ::setenv("WHEELMOD_DATA_DIR", "/opt/wheelmod/share", 1);
-  CHECK(SiteConfig::default_dir() == fs::path("/opt/wheelmod/share/config"));
+  const wheelmod::TemporaryDirectory data(fs::temp_directory_path(), "wheelmod-data-");
+  fs::create_directories(data.path() / "config");
+  fs::create_directories(data.path() / "templates");
+  ::setenv("WHEELMOD_DATA_DIR", data.path().c_str(), 1);
+  CHECK(SiteConfig::default_dir() == data.path() / "config");
+  // A directory without the data is refused, naming the variable, rather than read as empty.
+  ::setenv("WHEELMOD_DATA_DIR", (data.path() / "config").c_str(), 1);
+  CHECK_THROWS_AS(SiteConfig::default_dir(), wheelmod::UsageError);
   ::unsetenv("WHEELMOD_DATA_DIR");
   // Installed (<exe>/../share/wheelmod/config) or the source tree: either
   // way a directory with the shipped tables.
