@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 #include "core/url.hpp"
 #include "index_client/project_page.hpp"
 #include "pep/name.hpp"
@@ -96,6 +97,18 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   const auto& request = session.request;
   const auto& first = request.specs.front();
   const auto* listed = session.listed_variants(first.canonical_name());
+  // A project the index's root page does not list is no variant's: say so (with the nearest
+  // name) instead of probing every variant directory for it.
+  if (listed == nullptr)
+    if (const auto* projects = session.root_projects();
+        projects != nullptr && !projects->contains(first.canonical_name())) {
+      const auto nearest = closest(first.canonical_name(),
+                                   std::vector<std::string>(projects->begin(), projects->end()));
+      throw UnsatisfiableError(spec_text(first),
+                               "the index lists no project '" + first.canonical_name() + "'",
+                               nearest ? "did you mean '" + *nearest + "'?"
+                                       : "check the name against the index's root page");
+    }
   const auto candidates = variant_order(request, accelerator_version, listed);
 
   VariantChoice choice;
@@ -280,6 +293,24 @@ const std::set<std::string>* Session::listed_variants(const std::string& project
     }
   }
   return it->second ? &*it->second : nullptr;
+}
+
+const std::set<std::string>* Session::root_projects() {
+  if (!m_root_projects) {
+    m_root_projects.emplace();
+    try {
+      const auto url = join_url(request.index_root, "");
+      if (const auto response = m_fetcher.get_page(url, "text/html"))
+        if (const auto names = index::parse_root_html(response->body)) {
+          std::set<std::string> projects;
+          for (const auto& name : *names) projects.insert(pep::canonicalize_name(name));
+          if (!projects.empty()) *m_root_projects = std::move(projects);
+        }
+    } catch (const IoError&) {
+      // No root page to read: the variant directories are probed as before.
+    }
+  }
+  return *m_root_projects ? &**m_root_projects : nullptr;
 }
 
 const ParsedMetadata& Session::metadata(const index_client::Candidate& candidate) {

@@ -37,6 +37,9 @@ class Session {
   /// The variant directories the project's page at the index root (`/whl/torch/`) has files in,
   /// read once; nullptr when the index has no such page or it names no variant directory.
   const std::set<std::string>* listed_variants(const std::string& project);
+  /// The projects the index root's page lists (PEP 503 names), read once; nullptr when the
+  /// index has no root page or it is not one.
+  const std::set<std::string>* root_projects();
 
   const ResolveRequest& request;
   pep::MarkerEnvironment environment;
@@ -50,6 +53,7 @@ class Session {
   std::map<std::string, std::optional<index::ProjectPage>> m_pages;      // by URL
   std::map<std::string, ParsedMetadata> m_metadata;                      // by wheel URL
   std::map<std::string, std::optional<std::set<std::string>>> m_listed;  // by project
+  std::optional<std::optional<std::set<std::string>>> m_root_projects;
 };
 
 /// Maps the dependencies of `wheel` (its METADATA's Requires-Dist for the

@@ -87,11 +87,18 @@ def missing_file_root(r):
 
 
 def did_you_mean(r):
-    """Misspelt subcommands and toolchains get the nearest name."""
+    """Misspelt subcommands, toolchains and projects get the nearest name."""
     result = r.run("resolv", "torch", expect=2)
     check("did you mean 'resolve'?" in result.stderr, result.stderr)
     result = r.run("resolve", "torch", "--toolchain", "foss-2024", "--index", r.index, expect=2)
     check("did you mean foss-2024a?" in result.stderr, result.stderr)
+    # A project the index's root page does not list: said at once, not after probing every
+    # variant directory for it.
+    result = r.run("resolve", "torchvison", *TARGET, "--accelerator", "cu126", "--index",
+                   r.index, expect=3)
+    check("lists no project 'torchvison'" in result.stderr
+          and "did you mean 'torchvision'?" in result.stderr, result.stderr)
+    check("cu126:" not in result.stderr, "variant directories were probed: " + result.stderr)
 
 
 def global_options_anywhere(r):
