@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <ctime>
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/url.hpp"
 #include "easybuild/library_map.hpp"
 #include "index_client/accelerator.hpp"
 #include "operations/site.hpp"
@@ -214,6 +217,73 @@ void download(const InstallOptions& options, const resolve::ResolveReport& repor
   for (const auto& result : batch.results) request.wheels.push_back(result->path);
 }
 
+using Clock = std::chrono::steady_clock;
+
+// PREFIX/easybuild/wheelmod-install.log, beside the provenance, as EasyBuild keeps its own log
+// there: what was resolved, fetched, relinked, compiled and checked, with how long each took.
+class InstallLog {
+ public:
+  void line(const std::string& text) { m_text += utc_now() + " " + text + "\n"; }
+  void stage(const std::string& name, Clock::time_point started, const std::string& what) {
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    line(name + " in " + std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) +
+         " s: " + what);
+  }
+  // After the commit: the log is a record, not part of the installation's atomicity.
+  void write(const fs::path& prefix) const {
+    try {
+      write_if_changed(prefix / "easybuild" / "wheelmod-install.log", m_text);
+    } catch (const IoError&) {
+      // The installation stands; only its log is missing.
+    }
+  }
+
+ private:
+  static std::string utc_now() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    ::gmtime_r(&now, &utc);
+    char text[32] = {};
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+  }
+  std::string m_text;
+};
+
+std::string resolution_text(const resolve::ResolveReport& report) {
+  std::string out = "variant " + report.variant.variant + " (" + report.variant.reason + ")";
+  for (const auto& wheel : report.wheels)
+    out += "\n  " + wheel.filename + " sha256:" + wheel.sha256.value_or("(computed on download)") +
+           " from " + mask_credentials(wheel.url);
+  for (const auto& module : report.modules) out += "\n  module " + module;
+  return out;
+}
+
+std::string installation_text(const prefix::PrefixInstallResult& result) {
+  std::string out;
+  for (const auto& wheel : result.wheels)
+    out += "\n  unpacked " + wheel.name + " " + wheel.version + " (" + std::to_string(wheel.files) +
+           " files)";
+  if (result.relink) {
+    std::size_t changed = 0;
+    for (const auto& file : result.relink->files)
+      if (file.edit.method != elf::EditMethod::unchanged) {
+        ++changed;
+        out += "\n  relinked " + file.file.string() + ": " + file.plan.new_value;
+      }
+    out += "\n  relink: " + std::to_string(changed) + " of " +
+           std::to_string(result.relink->elf_files) + " ELF files changed";
+  }
+  out += result.compile.ran
+             ? "\n  byte-compiled " + std::to_string(result.compile.pyc_files.size()) + " files"
+             : "\n  not byte-compiled: " + result.compile.skipped;
+  if (result.check)
+    out += "\n  check: " + std::to_string(result.check->files) + " ELF files, " +
+           (result.check->passed() ? "every library resolves" : "unresolved libraries");
+  return out;
+}
+
 }  // namespace
 
 InstallResult install(const InstallOptions& given, Reporter& reporter) {
@@ -232,6 +302,9 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
   const auto& generation =
       find_generation(config, options.selection.toolchain,
                       "known toolchains: see `wheelmod resolve --help` or add one with --config");
+  InstallLog log;
+  log.line("wheelmod " + wheelmod_version() + " install, toolchain " + options.selection.toolchain +
+           ", accelerator " + options.selection.accelerator);
   const auto site = site_settings(options.eb_installpath);
   std::optional<resolve::ResolveReport> report;
   if (options.prefix.empty()) {
@@ -264,10 +337,16 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
       throw UsageError(prefix_path.string(), "already exists",
                        "pass --force to replace it (the old installation stays in place until "
                        "the new one is complete), or choose another --prefix");
+    const auto resolving = Clock::now();
     if (!report) report = resolve_for_site(options, config, generation, site, reporter);
+    log.stage("resolved", resolving, resolution_text(*report));
+    const auto fetching = Clock::now();
     download(options, *report, generation, downloads, request, reporter);
+    log.stage("fetched", fetching, std::to_string(request.wheels.size()) + " wheels");
   }
+  const auto installing = Clock::now();
   InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt};
+  log.stage("installed", installing, installation_text(result.install));
   if (module_file) {
     const auto description = emit::describe_installation(module_file->first);
     for (const auto& warning : description.warnings) reporter.on_warning(warning);
@@ -276,7 +355,9 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
                        emit::render_module(description, options.module_syntax, templates),
                        options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
     result.module_file = module_file->second.file;
+    log.line("module: " + result.module_file->string());
   }
+  log.write(prefix_path);
   return result;
 }
 

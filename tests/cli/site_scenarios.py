@@ -81,6 +81,12 @@ def installpath_only(r):
     check('depends_on("CUDA/12.6.0")' in text, text)
     r.imports()
     check(not os.path.exists(r.lock()), "EasyBuild's lock was left behind")
+    # The log of how it was made, beside the provenance (EasyBuild keeps its log there too).
+    with open(os.path.join(r.prefix, "easybuild", "wheelmod-install.log")) as handle:
+        log = handle.read()
+    for line in ("resolved in", "variant cu126", "fetched in", "installed in",
+                 "relinked lib/python", "byte-compiled", "check: ", "module: " + module):
+        check(line in log, f"the log has no {line!r}:\n{log}")
 
 
 def config_file(r):
