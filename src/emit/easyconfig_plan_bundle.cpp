@@ -77,6 +77,14 @@ std::optional<Easyconfig> PlanContext::cuda_wheel_bundle(Easyconfig& pytorch) {
   std::vector<std::string> modules(m_library_modules.begin(), m_library_modules.end());
   modules.push_back(m_generation.python.module);
   bundle.toolchain = minimal_toolchain(modules);
+  // easybuild-easyconfigs' test suite requires binutils or GCC among the build dependencies of a
+  // GCCcore easyconfig ("binutils or GCC should be in build deps"); its own CUDA-wheel-bundles
+  // sit on gfbf/gompi instead (CUDA-wheel-bundle-12.6.0-gfbf-2024a-CUDA-12.6.0.eb,
+  // -12.8.0-gompi-2025a-CUDA-12.8.0.eb), which pass it. So: the generation's gfbf.
+  if (bundle.toolchain.name == "GCCcore")
+    if (const auto gfbf = m_generation.toolchains.find("gfbf-" + m_generation.name);
+        gfbf != m_generation.toolchains.end())
+      bundle.toolchain = gfbf->second;
   bundle.cuda_version = m_request.cuda_version;
   bundle.arches = m_arches;
   const auto command = joined(m_request.command, " ");
@@ -96,7 +104,7 @@ std::optional<Easyconfig> PlanContext::cuda_wheel_bundle(Easyconfig& pytorch) {
                  "no ==version is required and no module gives one; add the version by hand");
       continue;
     }
-    bundle.extensions.push_back(Extension{project, version, {}, std::nullopt});
+    bundle.extensions.push_back(Extension{project, version, {}, std::nullopt, {}});
   }
   bundle.moduleclass = "lib";
 

@@ -53,6 +53,12 @@ std::string extension_head(const Extension& extension, std::size_t indent) {
 void append_modulename(Lines& lines, const Extension& extension, std::size_t indent) {
   if (extension.modulename)
     lines.push_back(spaces(indent) + "'modulename': " + *extension.modulename + ",");
+  if (!extension.skipsteps.empty()) {
+    std::string list;
+    for (const auto& step : extension.skipsteps)
+      list += (list.empty() ? "" : ", ") + python_string(step);
+    lines.push_back(spaces(indent) + "'skipsteps': [" + list + "],");
+  }
 }
 
 // One file on every architecture (or the entry of one architecture).

@@ -38,7 +38,7 @@ CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda"]
 STACK = ["torch==2.6.0", "torchvision", "torchaudio"]
 PYTORCH = "PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
 BUNDLE = "PyTorch-bundle-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
-WHEEL_BUNDLE = "CUDA-wheel-bundle-12.6.0-GCCcore-13.3.0-PyTorch-2.6.0-CUDA-12.6.0.eb"
+WHEEL_BUNDLE = "CUDA-wheel-bundle-12.6.0-gfbf-2024a-PyTorch-2.6.0-CUDA-12.6.0.eb"
 
 
 class Runner:
@@ -199,7 +199,7 @@ def no_wheel_bundle(r):
     out, summary = r.generate("gen2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124",
                               "--arch", "x86_64")
     files = r.checked(out, arches=("x86_64",))
-    bundle = "CUDA-wheel-bundle-12.4.0-GCCcore-12.3.0-CUDA-12.4.0.eb"
+    bundle = "CUDA-wheel-bundle-12.4.0-gfbf-2023a-CUDA-12.4.0.eb"
     check(sorted(files) == sorted([bundle, "PyTorch-2.6.0-foss-2023a-CUDA-12.4.0-whl.eb"]), f"files: {sorted(files)}")
     subjects = [item["subject"] for item in summary["to_add"]]
     check(any(s.startswith("nvidia-cudnn-cu12==") for s in subjects), f"cuDNN to add: {subjects}")

@@ -66,7 +66,7 @@ KNOWN_PARAMETERS = GENERIC_PARAMETERS | PYTHONBUNDLE_PARAMETERS
 # Options of one exts_list entry: the source options of the framework's
 # Extension class plus what a PythonPackage extension accepts.
 EXTENSION_OPTIONS = {"source_urls", "sources", "source_tmpl", "checksums", "patches", "modulename",
-                     "nosource"} | PYTHONBUNDLE_PARAMETERS
+                     "nosource", "skipsteps"} | PYTHONBUNDLE_PARAMETERS
 MANDATORY = ("easyblock", "name", "version", "homepage", "description", "toolchain", "moduleclass")
 # framework tools/config.py DEFAULT_MODULECLASSES (the ones Stage-1 uses and neighbours)
 MODULECLASSES = {"ai", "base", "bio", "cae", "chem", "compiler", "data", "debugger", "devel", "geo",

@@ -100,6 +100,7 @@ struct Extension {
   std::string version;                     // 2.6.0 (public version)
   std::map<std::string, WheelFile> files;  // arch -> wheel; empty for a dummy package
   std::optional<std::string> modulename;   // Python expression: False, 'PIL'
+  std::vector<std::string> skipsteps;      // steps of its easyblock not to run ("test")
 };
 
 struct Easyconfig {
