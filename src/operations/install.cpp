@@ -230,14 +230,7 @@ class InstallLog {
     line(name + " in " + std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) +
          " s: " + what);
   }
-  // After the commit: the log is a record, not part of the installation's atomicity.
-  void write(const fs::path& prefix) const {
-    try {
-      write_if_changed(prefix / "easybuild" / "wheelmod-install.log", m_text);
-    } catch (const IoError&) {
-      // The installation stands; only its log is missing.
-    }
-  }
+  [[nodiscard]] const std::string& text() const { return m_text; }
 
  private:
   static std::string utc_now() {
@@ -345,8 +338,12 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     log.stage("fetched", fetching, std::to_string(request.wheels.size()) + " wheels");
   }
   const auto installing = Clock::now();
+  if (module_file) log.line("module: " + module_file->second.file.string());
+  request.log = [&log, installing](const prefix::PrefixInstallResult& done) {
+    log.stage("installed", installing, installation_text(done));
+    return log.text();
+  };
   InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt};
-  log.stage("installed", installing, installation_text(result.install));
   if (module_file) {
     const auto description = emit::describe_installation(module_file->first);
     for (const auto& warning : description.warnings) reporter.on_warning(warning);
@@ -355,9 +352,7 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
                        emit::render_module(description, options.module_syntax, templates),
                        options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
     result.module_file = module_file->second.file;
-    log.line("module: " + result.module_file->string());
   }
-  log.write(prefix_path);
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/cpus.hpp"
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "dist_info.hpp"
 
 namespace wheelmod::prefix {
@@ -98,6 +99,8 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
           {installed.name, installed.version, installed.dist_info.generic_string()});
     write_provenance(staging.dir(), provenance);
   }
+  if (request.log)
+    write_if_changed(staging.dir() / "easybuild" / "wheelmod-install.log", request.log(result));
 
   staging.commit();
   return result;

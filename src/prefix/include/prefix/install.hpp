@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +22,8 @@
 
 namespace wheelmod::prefix {
 
+struct PrefixInstallResult;
+
 struct PrefixInstallRequest {
   std::vector<std::filesystem::path> wheels;  // in install order
   std::filesystem::path prefix;
@@ -35,6 +38,9 @@ struct PrefixInstallRequest {
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
   /// Written into the prefix, site-packages and installed wheels filled in (provenance.hpp).
   std::optional<Provenance> provenance;
+  /// The text of easybuild/wheelmod-install.log, asked for once the steps are done and written
+  /// before the commit, so the installation and its log appear together.
+  std::function<std::string(const PrefixInstallResult&)> log;
 };
 
 struct PrefixInstallResult {
