@@ -1,11 +1,23 @@
 #include "operations/check.hpp"
 
+#include "prefix/provenance.hpp"
+
 namespace wheelmod::operations {
 
 CheckResult check(const CheckOptions& options) {
   prefix::CheckOptions check;
   check.use_ld_library_path = options.use_ld_library_path;
   for (const auto& root : options.allowed) check.allowed_roots.emplace_back(root);
+  // Without --allow: the software path the installation was relinked at, as its provenance
+  // records it (a prefix wheelmod did not make has none: only the system is expected then).
+  if (options.allowed.empty()) {
+    try {
+      const auto provenance = prefix::read_provenance(options.prefix);
+      if (!provenance.software_path.empty())
+        check.allowed_roots.emplace_back(provenance.software_path);
+    } catch (const Error&) {
+    }
+  }
   CheckResult result{prefix::check_prefix(options.prefix, check), std::nullopt, std::nullopt};
   if (!result.summary.passed()) result.failure = prefix::check_failure(result.summary);
   // "Every library resolves" of a directory with no library says nothing: most likely the

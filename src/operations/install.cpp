@@ -152,6 +152,7 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const
   check.allowed_roots.emplace_back(fs::path(site.software.value));
   request.check = check;
   request.provenance = provenance(options, generation, request);
+  request.provenance->software_path = site.software.value;
   return request;
 }
 

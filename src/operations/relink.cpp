@@ -14,16 +14,18 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   // against (prefix/provenance.hpp); a prefix wheelmod did not make needs --toolchain.
   std::string toolchain = options.toolchain;
   auto modules = options.modules;
+  std::string software = site_settings(options.eb_installpath).software.value;
   if (toolchain.empty()) {
     const auto provenance = prefix::read_provenance(options.prefix);
     toolchain = provenance.toolchain;
     if (modules.empty()) modules = provenance.modules;
+    if (options.eb_installpath.empty() && !provenance.software_path.empty())
+      software = provenance.software_path;
   }
   relink.generation = &find_generation(
       config, toolchain, "give the toolchain the prefix was installed for, e.g. foss-2024a");
   relink.modules = modules;
-  relink.locator = easybuild::environment_locator(
-      std::filesystem::path(site_settings(options.eb_installpath).software.value));
+  relink.locator = easybuild::environment_locator(std::filesystem::path(software));
   relink.tag = options.runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath;
   relink.dry_run = options.dry_run;
   relink.patchelf = options.patchelf;

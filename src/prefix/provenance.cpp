@@ -53,6 +53,7 @@ void write_provenance(const fs::path& prefix, const Provenance& provenance) {
   set_if_given(out, "toolchain_module", provenance.toolchain_module);
   set_if_given(out, "cuda_module", provenance.cuda_module);
   set_if_given(out, "index", provenance.index);
+  set_if_given(out, "software_path", provenance.software_path);
   for (const auto& project : provenance.installed)
     out["installed"].push_back(
         {{"name", project.name}, {"version", project.version}, {"dist_info", project.dist_info}});
@@ -99,6 +100,7 @@ Provenance read_provenance(const fs::path& prefix) {
   out.toolchain_module = optional_text(document, "toolchain_module");
   out.cuda_module = optional_text(document, "cuda_module");
   out.index = optional_text(document, "index");
+  out.software_path = optional_text(document, "software_path");
   out.site_packages = optional_text(document, "site_packages");
   return out;
 }

@@ -120,12 +120,18 @@ def readable_help(r):
 
 
 def relink_from_provenance(r):
-    """relink takes the toolchain and modules from the provenance when --toolchain is not
-    given; a tree wheelmod did not make still needs it. mirror has no --no-cache (it has no
-    cache)."""
+    """relink takes the toolchain, modules and software path from the provenance when
+    --toolchain is not given, check its allowed directories; a tree wheelmod did not make
+    still needs --toolchain. mirror has no --no-cache (it has no cache)."""
     prefix = os.path.join(r.work, "software", "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
     r.install(prefix, "--accelerator", "cuda", "--python-exe", sys.executable)
     r.run("relink", prefix, "--eb-installpath", r.sample)
+    # relink and check also take the software path from the provenance: the CUDA modules the
+    # install was relinked at are expected, not listed as loaded from outside.
+    r.run("relink", prefix)
+    checked = r.run("check", prefix)
+    check("outside" not in checked.stdout and "every library resolves" in checked.stdout,
+          checked.stdout)
     other = os.path.join(r.work, "other")
     os.makedirs(other)
     result = r.run("relink", other, expect=2)

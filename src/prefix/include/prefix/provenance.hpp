@@ -29,10 +29,11 @@ struct Provenance {
   std::string accelerator;           // cpu, cuda 12.6.0
   std::vector<std::string> modules;  // made against: sorted, each once
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
-  std::string toolchain_module;             // foss/2024a
-  std::string cuda_module;                  // the generation's CUDA module
-  std::string index;                        // where the wheels came from, credentials masked
-  std::string site_packages;                // lib/python3.12/site-packages
+  std::string toolchain_module;  // foss/2024a
+  std::string cuda_module;       // the generation's CUDA module
+  std::string index;             // where the wheels came from, credentials masked
+  std::string software_path;  // where the modules it was relinked at live (EasyBuild's software/)
+  std::string site_packages;  // lib/python3.12/site-packages
   std::vector<InstalledProject> installed;  // in install order
 };
 
