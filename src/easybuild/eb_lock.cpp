@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/utc.hpp"
 
 namespace wheelmod::easybuild {
 
@@ -26,15 +27,6 @@ std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
-}
-
-std::string now_text() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 struct Holder {
@@ -124,7 +116,7 @@ InstallLock InstallLock::acquire(const fs::path& locks_dir, const fs::path& inst
   }
   InstallLock held(lock);
   const std::string holder =
-      "pid " + std::to_string(::getpid()) + " host " + host_name() + " since " + now_text() + "\n";
+      "pid " + std::to_string(::getpid()) + " host " + host_name() + " since " + utc_now() + "\n";
   write_if_changed(lock / k_holder_file, holder);
   return held;
 }

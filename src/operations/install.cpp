@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/url.hpp"
+#include "core/utc.hpp"
 #include "easybuild/library_map.hpp"
 #include "index_client/accelerator.hpp"
 #include "operations/site.hpp"
@@ -234,14 +235,6 @@ class InstallLog {
   [[nodiscard]] const std::string& text() const { return m_text; }
 
  private:
-  static std::string utc_now() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    ::gmtime_r(&now, &utc);
-    char text[32] = {};
-    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-  }
   std::string m_text;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/utc.hpp"
 #include "emit/module_writer.hpp"
 #include "operations/site.hpp"
 #include "prefix/provenance.hpp"
@@ -24,12 +25,7 @@ std::string modified_utc(const fs::path& file) {
   if (error) return "";
   const auto seconds =
       std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::file_clock::to_sys(written));
-  const std::time_t time = std::chrono::system_clock::to_time_t(seconds);
-  std::tm utc{};
-  ::gmtime_r(&time, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return utc_text(std::chrono::system_clock::to_time_t(seconds));
 }
 
 std::optional<Installation> installation_at(const fs::path& software, const fs::path& prefix) {
