@@ -100,6 +100,23 @@ class Published:
     style: str = "modern"
 
 
+def manylinux_cells(*cells: str, unlabelled: tuple[str, ...] = ()) -> tuple[Published, ...]:
+    """The 2026 generation's cells: "cu130/aarch64" is a manylinux_2_28 build of that variant
+    labelled +cu130; those in `unlabelled` carry no local label (cu128's aarch64 domain wheels)."""
+    out = []
+    for cell in cells:
+        variant, arch = cell.split("/")
+        label = None if cell in unlabelled else variant
+        out.append(Published(variant, arch, label, f"manylinux_2_28_{arch}"))
+    return tuple(out)
+
+
+CELLS_2_10 = ("cpu/x86_64", "cpu/aarch64", "cu128/x86_64", "cu128/aarch64", "cu129/x86_64",
+              "cu130/x86_64", "cu130/aarch64", "rocm7.1/x86_64", "xpu/x86_64")
+CELLS_2_12 = ("cpu/x86_64", "cpu/aarch64", "cu126/x86_64", "cu126/aarch64", "cu130/x86_64",
+              "cu130/aarch64", "cu132/x86_64", "xpu/x86_64")
+
+
 @dataclasses.dataclass(frozen=True)
 class TorchRelease:
     version: str
@@ -215,32 +232,12 @@ RELEASES = (
         pythons=("cp313",),
         domain_pythons=("cp313",),
         metadata_files=True,
-        torch_cells=(
-            Published("cpu", "x86_64", "cpu", "manylinux_2_28_x86_64"),
-            Published("cpu", "aarch64", "cpu", "manylinux_2_28_aarch64"),
-            Published("cu128", "x86_64", "cu128", "manylinux_2_28_x86_64"),
-            Published("cu128", "aarch64", "cu128", "manylinux_2_28_aarch64"),
-            Published("cu129", "x86_64", "cu129", "manylinux_2_28_x86_64"),
-            Published("cu130", "x86_64", "cu130", "manylinux_2_28_x86_64"),
-            Published("cu130", "aarch64", "cu130", "manylinux_2_28_aarch64"),
-            Published("rocm7.1", "x86_64", "rocm7.1", "manylinux_2_28_x86_64"),
-            Published("xpu", "x86_64", "xpu", "manylinux_2_28_x86_64"),
-        ),
+        torch_cells=manylinux_cells(*CELLS_2_10),
         # In cu128 the aarch64 torchvision and torchaudio carry no +cu128
         # label while the x86_64 ones do (EasyBuild's
         # PyTorch-bundle-2.9.1-foss-2025a-CUDA-12.8.0-whl.eb downloads
         # them so from download.pytorch.org/whl/cu128).
-        domain_cells=(
-            Published("cpu", "x86_64", "cpu", "manylinux_2_28_x86_64"),
-            Published("cpu", "aarch64", "cpu", "manylinux_2_28_aarch64"),
-            Published("cu128", "x86_64", "cu128", "manylinux_2_28_x86_64"),
-            Published("cu128", "aarch64", None, "manylinux_2_28_aarch64"),
-            Published("cu129", "x86_64", "cu129", "manylinux_2_28_x86_64"),
-            Published("cu130", "x86_64", "cu130", "manylinux_2_28_x86_64"),
-            Published("cu130", "aarch64", "cu130", "manylinux_2_28_aarch64"),
-            Published("rocm7.1", "x86_64", "rocm7.1", "manylinux_2_28_x86_64"),
-            Published("xpu", "x86_64", "xpu", "manylinux_2_28_x86_64"),
-        ),
+        domain_cells=manylinux_cells(*CELLS_2_10, unlabelled=("cu128/aarch64",)),
         cusparselt=True,
         console_scripts=(
             ("torchfrtrace", "tools.flight_recorder.fr_trace:main"),
@@ -260,26 +257,8 @@ RELEASES = (
         pythons=("cp313", "cp314"),
         domain_pythons=("cp313", "cp314"),
         metadata_files=True,
-        torch_cells=(
-            Published("cpu", "x86_64", "cpu", "manylinux_2_28_x86_64"),
-            Published("cpu", "aarch64", "cpu", "manylinux_2_28_aarch64"),
-            Published("cu126", "x86_64", "cu126", "manylinux_2_28_x86_64"),
-            Published("cu126", "aarch64", "cu126", "manylinux_2_28_aarch64"),
-            Published("cu130", "x86_64", "cu130", "manylinux_2_28_x86_64"),
-            Published("cu130", "aarch64", "cu130", "manylinux_2_28_aarch64"),
-            Published("cu132", "x86_64", "cu132", "manylinux_2_28_x86_64"),
-            Published("xpu", "x86_64", "xpu", "manylinux_2_28_x86_64"),
-        ),
-        domain_cells=(
-            Published("cpu", "x86_64", "cpu", "manylinux_2_28_x86_64"),
-            Published("cpu", "aarch64", "cpu", "manylinux_2_28_aarch64"),
-            Published("cu126", "x86_64", "cu126", "manylinux_2_28_x86_64"),
-            Published("cu126", "aarch64", "cu126", "manylinux_2_28_aarch64"),
-            Published("cu130", "x86_64", "cu130", "manylinux_2_28_x86_64"),
-            Published("cu130", "aarch64", "cu130", "manylinux_2_28_aarch64"),
-            Published("cu132", "x86_64", "cu132", "manylinux_2_28_x86_64"),
-            Published("xpu", "x86_64", "xpu", "manylinux_2_28_x86_64"),
-        ),
+        torch_cells=manylinux_cells(*CELLS_2_12),
+        domain_cells=manylinux_cells(*CELLS_2_12),
         cusparselt=True,
         console_scripts=(
             ("torchfrtrace", "tools.flight_recorder.fr_trace:main"),
