@@ -147,6 +147,21 @@ def header_only_nvtx(lib, cuda):
 
 ROCM_RUNTIME = ['HIP', 'RCCL', 'rocBLAS', 'hipBLASLt']
 
+# The compiler and MPI elements of each toolchain the tables list, as easybuild-framework's
+# toolchain classes name them (COMPILER_MODULE_NAME, MPI_MODULE_NAME in easybuild/toolchains/;
+# rocm-compilers and rompi: framework pull request 5099). HierarchicalMNS finds an element as
+# the toolchain easyconfig's dependency of that name, or, for a compiler-only toolchain, the
+# toolchain itself (module_naming_scheme/toolchain.py, det_toolchain_element_details).
+TOOLCHAIN_ELEMENTS = {
+    'GCCcore': ('GCCcore', None),
+    'GCC': ('GCC', None),
+    'gfbf': ('GCC', None),
+    'gompi': ('GCC', 'OpenMPI'),
+    'foss': ('GCC', 'OpenMPI'),
+    'rocm-compilers': ('rocm-compilers', None),
+    'rompi': ('rocm-compilers', 'OpenMPI'),
+}
+
 
 class Failure(Exception):
     """Bad input: printed as one line, exit code 2."""
@@ -569,6 +584,49 @@ def flow(fields):
     return '{' + ', '.join(f'{k}: {v}' for k, v in fields) + '}'
 
 
+def toolchain_elements(ec):
+    """(compiler, mpi or None, what the comment names) of toolchain easyconfig `ec`.
+
+    compiler and mpi are '<name>/<full version>' (versionprefix + version + versionsuffix), the
+    elements HierarchicalMNS puts in a module's subdirectory (MPI/<compiler>/<mpi> or
+    Compiler/<compiler>); the comment names those taken from a dependency ('GCC 13.3.0').
+    """
+    if ec.name not in TOOLCHAIN_ELEMENTS:
+        raise Failure(f'{ec.path}: no compiler and MPI known for toolchain {ec.name}')
+    found, named = [], []
+    for kind, element in zip(('compiler', 'MPI'), TOOLCHAIN_ELEMENTS[ec.name]):
+        if element is None:
+            found.append(None)
+            continue
+        versions = [v + s for n, v, s in ec.dependencies if n == element]
+        if versions:
+            version = versions[0]
+            named.append(f'{element} {version}')
+        elif ec.name == element:  # a compiler-only toolchain is its own compiler
+            prefix = ec.env.get('versionprefix', '')
+            version = (prefix if isinstance(prefix, str) else '?') + ec.version + ec.versionsuffix
+        else:
+            raise Failure(f'{ec.path}: no {element} dependency, so no {kind} of toolchain '
+                          f'{ec.name} for HierarchicalMNS')
+        if '?' in version or TEMPLATE.search(version):
+            raise Failure(f'{ec.path}: cannot read the version of its {kind} {element}')
+        found.append(f'{element}/{version}')
+    return found[0], found[1], named
+
+
+def toolchain_lines(entries, indent):
+    """The lines of `entries` [(label, toolchain easyconfig)], comments aligned."""
+    rows = []
+    for label, ec in entries:
+        compiler, mpi, named = toolchain_elements(ec)
+        fields = [('name', ec.name), ('version', q(label[len(ec.name) + 1:])),
+                  ('compiler', q(compiler))] + ([('mpi', q(mpi))] if mpi else [])
+        comment = ec.path + (f" ({', '.join(named)})" if named else '')
+        rows.append((f'{indent}{label}: {flow(fields)}', comment))
+    column = max([61] + [len(code) + 3 for code, _ in rows])
+    return [line(code, comment, column) for code, comment in rows]
+
+
 def toolchains_block(gen):
     tree = gen.tree
     out = [f"  {q(gen.name)}:"]
@@ -576,15 +634,15 @@ def toolchains_block(gen):
     out.append(line(f"    gcccore: {q(gen.gcc)}",
                     core if tree.exists(core) else f'GCC of f/foss/foss-{gen.name}.eb', 61))
     out.append('    toolchains:')
+    entries = []
     for label, path in [(f'foss-{gen.name}', f'f/foss/foss-{gen.name}.eb'),
                         (f'gfbf-{gen.name}', f'g/gfbf/gfbf-{gen.name}.eb'),
                         (f'gompi-{gen.name}', f'g/gompi/gompi-{gen.name}.eb'),
                         (f'GCC-{gen.gcc}', f'g/GCC/GCC-{gen.gcc}.eb'),
                         (f'GCCcore-{gen.gcc}', core)]:
         if tree.exists(path):
-            name, version = label.split('-', 1)
-            out.append(line(f"      {label}: {flow([('name', name), ('version', q(version))])}",
-                            path, 61))
+            entries.append((label, tree.easyconfig(path)))
+    out += toolchain_lines(entries, '      ')
     python = gen.python()
     fields = [('version', q(python.version)), ('module', q(python.module))]
     out.append(line(f'    python: {flow(fields)}', python.path, 61))
@@ -625,15 +683,9 @@ def rocm_lines(gen):
     out = ['    rocm:', f'      version: {q(rocm_version)}',
            line(f'      module: {q(compilers.module)}', f'{compilers.path} ({what})', 61),
            line('      toolchains:', 'optional field, see README', 61)]
-    label = f'rocm-compilers-{full}'
-    out.append(line(f"        {label}: {flow([('name', 'rocm-compilers'), ('version', q(full))])}",
-                    compilers.path, 61))
-    for rompi in rompis:
-        mpi = [f'{n} {v}' for n, v, _ in rompi.dependencies if n != 'rocm-compilers']
-        label = f'rompi-{rompi.version}'
-        fields = [('name', 'rompi'), ('version', q(rompi.version))]
-        out.append(line(f'        {label}: {flow(fields)}',
-                        f"{rompi.path} (rocm-compilers + {', '.join(mpi)})", 61))
+    entries = [(f'rocm-compilers-{full}', compilers)]
+    entries += [(f'rompi-{rompi.version}', rompi) for rompi in rompis]
+    out += toolchain_lines(entries, '        ')
     modules = []
     for software in ROCM_RUNTIME:
         for path in tree.by_dir.get(software, []):
@@ -751,7 +803,6 @@ def users_text(users):
 
 
 def dependencies_block(gen):
-    tree = gen.tree
     python = gen.python()
     out = [f"  {q(gen.name)}:",
            line('    python:', f'GCCcore {gen.gcc}; Python {python.version}', 32)]

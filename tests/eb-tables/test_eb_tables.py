@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Round trip of scripts/eb-tables.py: generation 2026.1, regenerated from the
 easyconfigs excerpt next to this file, is config/ byte for byte; a changed
-excerpt makes --check fail with a diff; --write touches only its own block.
+excerpt makes --check fail with a diff; --write touches only its own block. The
+compiler and MPI of each toolchain (for HierarchicalMNS) are those of the toolchain
+easyconfigs: foss-like, compiler-only (GCC, GCCcore, rocm-compilers) and rompi.
 
 Usage: test_eb_tables.py [REPO_ROOT]   (default: two levels above this file)
 """
@@ -19,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 SCRIPT = os.path.join(ROOT, 'scripts', 'eb-tables.py')
 EXCERPT = os.path.join(HERE, 'easyconfigs')
+# Toolchain easyconfigs of the same commit that generating 2026.1 does not read (rompi).
+TOOLCHAINS = os.path.join(HERE, 'toolchains')
 CONFIG = os.path.join(ROOT, 'config')
 FILES = ['toolchains.yaml', 'eb-dependencies.yaml']
 GENERATION = '2026.1'
@@ -187,6 +191,61 @@ class RoundTrip(unittest.TestCase):
         self.assertIn('no f/foss/foss-2099a.eb', done.stderr)
         self.assertIn('2099a is not a toolchain generation', done.stderr)
 
+    def test_shipped_toolchains_name_their_compiler_and_mpi(self):
+        block = blocks(read(os.path.join(CONFIG, 'toolchains.yaml')))[1][GENERATION]
+        expected = {
+            # foss-like: GCC and OpenMPI are dependencies of the toolchain easyconfig.
+            'foss-2026.1': "{name: foss, version: '2026.1', compiler: 'GCC/15.2.0', "
+                           "mpi: 'OpenMPI/5.0.10'}",
+            'gompi-2026.1': "{name: gompi, version: '2026.1', compiler: 'GCC/15.2.0', "
+                            "mpi: 'OpenMPI/5.0.10'}",
+            'gfbf-2026.1': "{name: gfbf, version: '2026.1', compiler: 'GCC/15.2.0'}",
+            # Compiler-only toolchains are their own compiler.
+            'GCC-15.2.0': "{name: GCC, version: '15.2.0', compiler: 'GCC/15.2.0'}",
+            'GCCcore-15.2.0': "{name: GCCcore, version: '15.2.0', compiler: 'GCCcore/15.2.0'}",
+        }
+        found = dict(re.findall(r'(?m)^      (\S+): (\{[^}]*\}) +# ', block))
+        self.assertEqual(found, expected)
+        self.assertRegex(block, r'(?m)^      foss-2026\.1: .*# f/foss/foss-2026\.1\.eb '
+                                r'\(GCC 15\.2\.0, OpenMPI 5\.0\.10\)$')
+        self.assertRegex(block, r'(?m)^      GCCcore-15\.2\.0: .*# g/GCCcore/GCCcore-15\.2\.0\.eb$')
+
+    def test_other_openmpi_fails_the_check(self):
+        excerpt = self.copy(EXCERPT, 'easyconfigs')
+        path = os.path.join(excerpt, 'g/gompi/gompi-2026.1.eb')
+        write(path, read(path).replace("('OpenMPI', '5.0.10',", "('OpenMPI', '5.0.11',"))
+        done = self.check(excerpt)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        removed = [ln for ln in done.stdout.splitlines() if ln.startswith('-  ')]
+        added = [ln for ln in done.stdout.splitlines() if ln.startswith('+  ')]
+        self.assertEqual([ln.split(':')[0] for ln in removed + added],
+                         ['-      gompi-2026.1', '+      gompi-2026.1'], done.stdout)
+        self.assertIn("mpi: 'OpenMPI/5.0.11'}", added[0])
+        self.assertTrue(added[0].endswith('(GCC 15.2.0, OpenMPI 5.0.11)'), added[0])
+
+    def test_rocm_toolchains_name_their_compiler_and_mpi(self):
+        # A ROCm stack on GCCcore 15.2.0: rocm-compilers and rompi-2025a, moved to this
+        # generation's GCCcore and name.
+        excerpt = self.copy(EXCERPT, 'easyconfigs')
+        path = os.path.join(excerpt, 'r/rocm-compilers/rocm-compilers-19.0.0-ROCm-6.4.1.eb')
+        write(path, read(path).replace("local_gcc_version = '14.2.0'",
+                                       "local_gcc_version = '15.2.0'"))
+        rompi = read(os.path.join(TOOLCHAINS, 'r/rompi/rompi-2025a.eb'))
+        write(os.path.join(excerpt, 'r/rompi/rompi-2026.1.eb'),
+              rompi.replace("version = '2025a'", "version = '2026.1'"))
+        done = run('--easyconfigs', excerpt, '--generation', GENERATION)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        found = re.findall(r'(?m)^        (\S+): (\{[^}]*\}) +# (.*)$', done.stdout)
+        self.assertEqual(found, [
+            ('rocm-compilers-19.0.0-ROCm-6.4.1',
+             "{name: rocm-compilers, version: '19.0.0-ROCm-6.4.1', "
+             "compiler: 'rocm-compilers/19.0.0-ROCm-6.4.1'}",
+             'r/rocm-compilers/rocm-compilers-19.0.0-ROCm-6.4.1.eb'),
+            ('rompi-2026.1',
+             "{name: rompi, version: '2026.1', compiler: 'rocm-compilers/19.0.0-ROCm-6.4.1', "
+             "mpi: 'OpenMPI/5.0.7'}",
+             'r/rompi/rompi-2026.1.eb (rocm-compilers 19.0.0-ROCm-6.4.1, OpenMPI 5.0.7)')])
+
     @unittest.skipUnless(shutil.which('git'), 'no git')
     def test_git_directory_reads_like_a_checkout(self):
         checkout = os.path.join(self.temp, 'repo')
@@ -203,6 +262,72 @@ class RoundTrip(unittest.TestCase):
                    '--generation', GENERATION)
         self.assertEqual(done.returncode, 2)
         self.assertIn('no commit no-such-rev', done.stderr)
+
+
+class ToolchainElements(unittest.TestCase):
+    """compiler and mpi of a toolchain easyconfig, as HierarchicalMNS finds them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.script = load_script()
+
+    def elements(self, root, path, text=None):
+        if text is None:
+            text = read(os.path.join(root, path))
+        return self.script.toolchain_elements(self.script.Easyconfig(path, text))
+
+    def test_toolchains_of_the_commit(self):
+        table = [
+            # foss-like: both are dependencies of the toolchain easyconfig
+            (EXCERPT, 'f/foss/foss-2026.1.eb',
+             ('GCC/15.2.0', 'OpenMPI/5.0.10', ['GCC 15.2.0', 'OpenMPI 5.0.10'])),
+            (EXCERPT, 'g/gompi/gompi-2026.1.eb',
+             ('GCC/15.2.0', 'OpenMPI/5.0.10', ['GCC 15.2.0', 'OpenMPI 5.0.10'])),
+            (EXCERPT, 'g/gfbf/gfbf-2026.1.eb', ('GCC/15.2.0', None, ['GCC 15.2.0'])),
+            # compiler-only: the toolchain itself (GCC's GCCcore dependency is not its compiler)
+            (EXCERPT, 'g/GCC/GCC-15.2.0.eb', ('GCC/15.2.0', None, [])),
+            (EXCERPT, 'g/GCCcore/GCCcore-15.2.0.eb', ('GCCcore/15.2.0', None, [])),
+            (EXCERPT, 'r/rocm-compilers/rocm-compilers-19.0.0-ROCm-6.4.1.eb',
+             ('rocm-compilers/19.0.0-ROCm-6.4.1', None, [])),
+            # rompi names its compiler with the versionsuffix inside the version
+            (TOOLCHAINS, 'r/rompi/rompi-2025a.eb',
+             ('rocm-compilers/19.0.0-ROCm-6.4.1', 'OpenMPI/5.0.7',
+              ['rocm-compilers 19.0.0-ROCm-6.4.1', 'OpenMPI 5.0.7'])),
+        ]
+        for root, path, expected in table:
+            with self.subTest(path=path):
+                self.assertEqual(self.elements(root, path), expected)
+
+    def test_full_version_has_prefix_and_suffix(self):
+        gompi = read(os.path.join(EXCERPT, 'g/gompi/gompi-2026.1.eb')).replace(
+            "('OpenMPI', '5.0.10', '',", "('OpenMPI', '5.0.10', '-%(version)s',")
+        self.assertEqual(self.elements(None, 'g/gompi/gompi-2026.1.eb', gompi)[1],
+                         'OpenMPI/5.0.10-2026.1')
+        gcccore = "name = 'GCCcore'\nversion = '15.2.0'\nversionprefix = 'x'\n" \
+                  "versionsuffix = '-y'\ntoolchain = SYSTEM\n"
+        self.assertEqual(self.elements(None, 'g/GCCcore/GCCcore-15.2.0.eb', gcccore),
+                         ('GCCcore/x15.2.0-y', None, []))
+
+    def test_missing_element_is_refused(self):
+        foss = read(os.path.join(EXCERPT, 'f/foss/foss-2026.1.eb'))
+        table = [
+            ('f/foss/foss-2026.1.eb',
+             foss.replace("    ('OpenMPI', '5.0.10', '', ('GCC', local_gccver)),\n", ''),
+             'f/foss/foss-2026.1.eb: no OpenMPI dependency, so no MPI of toolchain foss'),
+            ('f/foss/foss-2026.1.eb',
+             foss.replace("    ('GCC', local_gccver),\n", ''),
+             'f/foss/foss-2026.1.eb: no GCC dependency, so no compiler of toolchain foss'),
+            ('f/foss/foss-2026.1.eb',
+             foss.replace("('OpenMPI', '5.0.10', '',", "('OpenMPI', '5.0.10', '-%(cudaver)s',"),
+             'f/foss/foss-2026.1.eb: cannot read the version of its MPI OpenMPI'),
+            ('i/intel/intel-2026.1.eb', "name = 'intel'\nversion = '2026.1'\n",
+             'i/intel/intel-2026.1.eb: no compiler and MPI known for toolchain intel'),
+        ]
+        for path, text, message in table:
+            with self.subTest(message=message):
+                with self.assertRaises(self.script.Failure) as caught:
+                    self.elements(None, path, text)
+                self.assertIn(message, str(caught.exception))
 
 
 class PlaceBlock(unittest.TestCase):
