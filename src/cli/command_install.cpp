@@ -40,7 +40,10 @@ nlohmann::json to_json(const operations::InstallResult& result) {
            {"relinked_files", relinked},
            {"byte_compiled", install.compile.ran},
            {"pyc_files", install.compile.pyc_files.size()}};
-  if (result.module_file) out["module"] = result.module_file->string();
+  if (result.module_file) {
+    out["module"] = result.module_file->string();
+    out["module_name"] = result.module_name;
+  }
   return out;
 }
 
@@ -51,7 +54,9 @@ std::string render_text(const operations::InstallResult& result) {
     out += "installed  " + installed.name + " " + installed.version + "  (" +
            std::to_string(installed.files) + " files)\n";
   out += "prefix: " + install.prefix.string() + "\n";
-  if (result.module_file) out += "module: " + result.module_file->string() + "\n";
+  if (result.module_file)
+    out +=
+        "module: " + result.module_file->string() + " (module load " + result.module_name + ")\n";
   if (!install.check) return out;
   out +=
       "check: " + std::to_string(install.check->files) + " ELF files load without LD_LIBRARY_PATH";
@@ -69,7 +74,14 @@ void add_module_options(CLI::App& sub, operations::InstallOptions& options) {
                "replace an existing one)");
   sub.add_option("--modulepath", options.modulepath,
                  "Module tree for --module (default: <installpath>/modules beside software/)");
-  sub.add_option("--syntax", options.module_syntax, "Module syntax for --module: lua or tcl")
+  sub.add_option("--module-naming-scheme", options.module_naming_scheme,
+                 "EasyBuildMNS (flat: all/<Name>/<version>-<toolchain>...) or HierarchicalMNS "
+                 "(Core, Compiler/<c>/<v>, MPI/<c>/<v>/<mpi>/<v> levels) (default: EasyBuild's "
+                 "module-naming-scheme, else EasyBuildMNS)")
+      ->option_text("EasyBuildMNS|HierarchicalMNS");
+  sub.add_option("--syntax", options.module_syntax,
+                 "Module syntax for --module: lua or tcl (default: EasyBuild's module-syntax, "
+                 "else lua)")
       ->option_text("lua|tcl")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, emit::ModuleSyntax>{{"lua", emit::ModuleSyntax::lua},

@@ -40,14 +40,23 @@ CommandRunner add_module_command(CLI::App& app) {
   sub->add_option("PREFIX", options->prefix,
                   "The installation (<installpath>/software/<Name>/<fullversion>)")
       ->required();
-  sub->add_option("--syntax", options->syntax, "lua (Lmod) or tcl (default: lua)")
+  sub->add_option("--module-naming-scheme", options->naming_scheme,
+                  "EasyBuildMNS or HierarchicalMNS (default: EasyBuild's module-naming-scheme, "
+                  "else EasyBuildMNS)")
+      ->option_text("EasyBuildMNS|HierarchicalMNS");
+  sub->add_option("--config", options->config_dir,
+                  "Site tables (toolchains.yaml) over the shipped ones: the toolchains' compiler "
+                  "and MPI place a HierarchicalMNS module");
+  sub->add_option("--syntax", options->syntax,
+                  "lua (Lmod) or tcl (default: EasyBuild's module-syntax, else lua)")
       ->option_text("lua|tcl")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, emit::ModuleSyntax>{{"lua", emit::ModuleSyntax::lua},
                                                     {"tcl", emit::ModuleSyntax::tcl}},
           CLI::ignore_case));
   sub->add_option("--modulepath", options->modulepath,
-                  "The module tree (default: <installpath>/modules beside software/)");
+                  "The module tree (default: EasyBuild's installpath-modules, else "
+                  "<installpath>/modules beside software/)");
   sub->add_option(
       "--moduleclass", options->moduleclass,
       "EasyBuild moduleclass of the link <modulepath>/<class>/<Name>/... (default: ai)");

@@ -39,6 +39,7 @@ struct PartialGeneration {
   std::optional<ModuleVersion> cuda;
   std::vector<std::string> cuda_other;
   std::optional<ModuleVersion> rocm;
+  std::map<std::string, Toolchain> rocm_toolchains;
 };
 
 struct PartialCudaLibrary {
@@ -80,9 +81,16 @@ std::string read_relative_dir(const Cursor& value) {
 
 // The key of a `toolchains` entry is the --toolchain value, `<name>-<version>`.
 ToolchainEntry read_toolchain(const Cursor& entry) {
-  const auto fields = entry.entries({"name", "version"});
+  const auto fields = entry.entries({"name", "version", "compiler", "mpi"});
   Toolchain toolchain{yaml::require(entry, fields, "name").text(),
-                      yaml::require(entry, fields, "version").version()};
+                      yaml::require(entry, fields, "version").version(), "", ""};
+  // HierarchicalMNS's facts (README "toolchains"): EasyBuildMNS names of the elements.
+  if (const Cursor* compiler = yaml::find(fields, "compiler"))
+    toolchain.compiler = compiler->module();
+  if (const Cursor* mpi = yaml::find(fields, "mpi")) toolchain.mpi = mpi->module();
+  if (!toolchain.mpi.empty() && toolchain.compiler.empty())
+    yaml::fail(entry.key_origin(), "an mpi without a compiler",
+               "name the toolchain's compiler too (compiler: 'GCC/13.3.0')");
   const std::string expected = toolchain.name + "-" + toolchain.version;
   if (entry.key() != expected) {
     yaml::fail(entry.key_origin(), "toolchain key must be <name>-<version>",
@@ -116,11 +124,14 @@ std::vector<Cursor> read_header(const Cursor& root) {
 
 // --- toolchains.yaml ---------------------------------------------------------
 
-ModuleVersion read_rocm(const Cursor& map) {
+ModuleVersion read_rocm(const Cursor& map, std::map<std::string, Toolchain>& toolchains) {
   const auto fields = map.entries({"version", "module", "toolchains", "modules"});
-  // `toolchains` and `modules` are informational (README): checked, not kept.
-  if (const Cursor* toolchains = yaml::find(fields, "toolchains")) {
-    for (const auto& entry : toolchains->entries()) read_toolchain(entry);
+  // `modules` is informational (README): checked, not kept. `toolchains` are no --toolchain
+  // values; kept for naming the ROCm modules built with them (module_naming.hpp).
+  toolchains.clear();
+  if (const Cursor* listed = yaml::find(fields, "toolchains")) {
+    for (const auto& entry : listed->entries())
+      toolchains.insert_or_assign(entry.key(), read_toolchain(entry).toolchain);
   }
   if (const Cursor* modules = yaml::find(fields, "modules")) {
     for (const auto& module : modules->items()) module.module();
@@ -165,7 +176,10 @@ void apply_toolchains(const Cursor& root, Tables& tables) {
       } else if (key == "cuda_other") {
         generation.cuda_other = field.versions();
       } else {
-        generation.rocm = field.is_null() ? std::nullopt : std::optional(read_rocm(field));
+        generation.rocm_toolchains.clear();
+        generation.rocm = field.is_null()
+                              ? std::nullopt
+                              : std::optional(read_rocm(field, generation.rocm_toolchains));
       }
     }
   }
@@ -342,6 +356,7 @@ std::map<std::string, Generation> finish(Tables& tables) {
                           .cuda = partial.cuda,
                           .cuda_other = partial.cuda_other,
                           .rocm = partial.rocm,
+                          .rocm_toolchains = partial.rocm_toolchains,
                           .python_packages = {},
                           .cuda_libraries = {},
                           .cuda_wheel_bundle = std::nullopt};

@@ -23,7 +23,7 @@ easybuild::Toolchain PlanContext::minimal_toolchain(const std::vector<std::strin
   // Python is always among them, so GCCcore is the floor; a module on a
   // toolchain above it lifts the choice, two that no toolchain below the
   // requested one joins give the requested one.
-  easybuild::Toolchain chosen{"GCCcore", m_generation.gcccore};
+  easybuild::Toolchain chosen{"GCCcore", m_generation.gcccore, "", ""};
   if (!m_generation.toolchains.contains("GCCcore-" + m_generation.gcccore)) return m_toolchain;
   for (const auto& module : modules) {
     const auto parts = parse_module_name(module, m_generation);

@@ -41,11 +41,17 @@ void check_path_part(const std::string& value, const char* option) {
 }  // namespace
 
 ModuleIdentity module_identity(const ModuleRequest& request) {
-  ModuleIdentity identity{request.name, request.full_version};
+  ModuleIdentity identity{request.name, request.full_version, ""};
   if (identity.name.empty()) identity.name = request.prefix.parent_path().filename().string();
   if (identity.full_version.empty()) identity.full_version = request.prefix.filename().string();
   check_path_part(identity.name, "--name");
   check_path_part(identity.full_version, "--full-version");
+  if (request.naming.hierarchical()) {
+    const auto module =
+        request.naming.installation(request.toolchain, identity.name, identity.full_version);
+    identity.subdir = module.subdir;
+    identity.full_version = module.name.substr(identity.name.size() + 1);
+  }
   return identity;
 }
 
@@ -60,16 +66,20 @@ std::string module_version(std::string_view full_version, std::string_view toolc
 }
 
 ModuleTarget module_target(const ModuleIdentity& identity, const fs::path& modulepath,
-                           std::string_view moduleclass, ModuleSyntax syntax) {
+                           std::string_view moduleclass, ModuleSyntax syntax,
+                           std::string_view suffix) {
   check_path_part(std::string(moduleclass), "--moduleclass");
-  if (moduleclass == "all")  // the link would replace the module it points to
-    throw UsageError("--moduleclass all", "'all' holds the modules themselves",
+  check_path_part(std::string(suffix), "suffix-modules-path");
+  if (moduleclass == suffix)  // the link would replace the module it points to
+    throw UsageError("--moduleclass " + std::string(moduleclass),
+                     "'" + std::string(suffix) + "' holds the modules themselves",
                      "use an EasyBuild moduleclass such as ai, lib, tools");
   // Lmod reads a file without an extension as Tcl, "*.lua" as Lua.
   const std::string file = identity.full_version + (syntax == ModuleSyntax::lua ? ".lua" : "");
-  return {modulepath / "all" / identity.name / file,
-          modulepath / std::string(moduleclass) / identity.name / file,
-          fs::path("..") / ".." / "all" / identity.name / file};
+  const fs::path all = modulepath / std::string(suffix);
+  if (!identity.subdir.empty()) return {all / identity.subdir / identity.name / file, {}, {}};
+  return {all / identity.name / file, modulepath / std::string(moduleclass) / identity.name / file,
+          fs::path("..") / ".." / std::string(suffix) / identity.name / file};
 }
 
 std::optional<fs::path> default_modulepath(const fs::path& prefix) {
@@ -84,6 +94,7 @@ void check_module_target(const ModuleTarget& target, ReplaceModule replace) {
   if (fs::exists(fs::symlink_status(target.file, error)))
     throw UsageError(target.file.string(), "a module file is already there",
                      "pass --force to replace it, or choose another --modulepath");
+  if (target.symlink.empty()) return;
   const auto link = fs::symlink_status(target.symlink, error);
   if (fs::exists(link) &&
       !(fs::is_symlink(link) && fs::read_symlink(target.symlink, error) == target.link_to))
@@ -98,6 +109,7 @@ void write_module(const ModuleTarget& target, std::string_view text, ReplaceModu
            ("." + path.filename().string() + ".wheelmod-" + std::to_string(::getpid()));
   };
   for (const auto& path : {target.file, target.symlink}) {
+    if (path.empty()) continue;
     std::error_code error;
     fs::create_directories(path.parent_path(), error);
     if (error) throw_io(path.parent_path(), "cannot create the directory", error.value());
@@ -135,6 +147,7 @@ void write_module(const ModuleTarget& target, std::string_view text, ReplaceModu
     ::fsync(directory.get());
 
   std::error_code error;
+  if (target.symlink.empty()) return;
   if (fs::is_symlink(fs::symlink_status(target.symlink, error)) &&
       fs::read_symlink(target.symlink, error) == target.link_to)
     return;

@@ -83,19 +83,25 @@ std::string homepage_of(const pep::CoreMetadata& metadata) {
 // Load order: the toolchain, Python, the accelerator's module, then the
 // others case-insensitively (EasyBuild loads the toolchain first, then the
 // dependencies in easyconfig order; wheelmod has no easyconfig order).
+// Under HierarchicalMNS, by the names the hierarchy gives them and without the toolchain
+// (module_naming.hpp, loads_toolchain).
 std::vector<std::string> dependencies_of(const prefix::Provenance& provenance,
-                                         const std::string& name) {
+                                         const std::string& name,
+                                         const easybuild::ModuleNaming& naming) {
   std::vector<std::string> rest = provenance.modules;
   std::ranges::sort(rest, less_ignoring_case);
   std::vector<std::string> order;
-  for (const auto* module :
-       {&provenance.toolchain_module, &provenance.python_module, &provenance.cuda_module})
+  if (naming.loads_toolchain() && !provenance.toolchain_module.empty())
+    order.push_back(provenance.toolchain_module);
+  for (const auto* module : {&provenance.python_module, &provenance.cuda_module})
     if (!module->empty()) order.push_back(*module);
   order.insert(order.end(), rest.begin(), rest.end());
   std::vector<std::string> out;
-  for (auto& module : order)
-    if (std::ranges::find(out, module) == out.end() && !module.starts_with(name + "/"))
-      out.push_back(std::move(module));
+  for (const auto& module : order) {
+    auto named = naming.name_of(module).name;
+    if (std::ranges::find(out, named) == out.end() && !named.starts_with(name + "/"))
+      out.push_back(std::move(named));
+  }
   return out;
 }
 
@@ -208,7 +214,9 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
   const fs::path file = request.prefix / prefix::k_provenance_file;
   const auto provenance = prefix::read_provenance(request.prefix);
   ModuleDescription out;
-  out.identity = module_identity(request);
+  ModuleRequest named = request;
+  if (named.toolchain.empty()) named.toolchain = provenance.toolchain;
+  out.identity = module_identity(named);
   out.root = request.prefix.string();
   out.generator = one_line(request.generator);
   const std::string module_key = pep::canonicalize_name(out.identity.name);
@@ -235,7 +243,7 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
     out.description += "This module provides the official wheels of " + out.identity.name +
                        (origin.empty() ? "" : " from " + origin);
   }
-  out.dependencies = dependencies_of(provenance, out.identity.name);
+  out.dependencies = dependencies_of(provenance, out.identity.name, request.naming);
   out.paths = load_environment(request.prefix);
 
   const std::string& python = provenance.python;

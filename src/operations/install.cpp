@@ -23,27 +23,29 @@ namespace {
 
 // --module: the request and where the module goes, known before anything
 // is installed, so that a module already there stops the install early.
-std::pair<emit::ModuleRequest, emit::ModuleTarget> module_plan(const InstallOptions& options,
-                                                               const SiteSettings& site,
-                                                               const fs::path& prefix_path) {
+struct ModulePlan {
+  emit::ModuleRequest request;
+  emit::ModuleTarget target;
+  emit::ModuleSyntax syntax;
+};
+ModulePlan module_plan(const InstallOptions& options, const SiteSettings& site,
+                       const easybuild::Generation& generation, const fs::path& prefix_path) {
+  const auto layout =
+      module_layout(site, {options.module_naming_scheme, options.module_syntax, options.modulepath},
+                    generation, prefix_path);
+  if (!layout.modulepath)
+    throw UsageError("--module", "the prefix is not <installpath>/software/<Name>/<version>",
+                     "pass --modulepath DIR");
   emit::ModuleRequest request;
   request.prefix = prefix_path;
   request.generator = "wheelmod " + wheelmod_version();
-  // --modulepath, else EasyBuild's installpath-modules when the site configures one (as `eb`
-  // would write there), else <installpath>/modules beside the prefix's software/.
-  auto modulepath = options.modulepath.empty()
-                        ? emit::default_modulepath(prefix_path)
-                        : std::optional<fs::path>(fs::absolute(options.modulepath));
-  if (options.modulepath.empty() && site.modules.origin != "EasyBuild's default")
-    modulepath = fs::path(site.modules.value);
-  if (!modulepath)
-    throw UsageError("--module", "the prefix is not <installpath>/software/<Name>/<version>",
-                     "pass --modulepath DIR");
-  auto target =
-      emit::module_target(emit::module_identity(request), *modulepath, "ai", options.module_syntax);
+  request.naming = layout.naming;
+  request.toolchain = options.selection.toolchain;
+  auto target = emit::module_target(emit::module_identity(request), *layout.modulepath, "ai",
+                                    layout.syntax, layout.suffix);
   emit::check_module_target(target,
                             options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
-  return {std::move(request), std::move(target)};
+  return {std::move(request), std::move(target), layout.syntax};
 }
 
 // The target Python for byte-compiling: --python-exe, else the loaded Python module's
@@ -302,8 +304,8 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     reporter.on_note("prefix: " + options.prefix + " (from " + site.software.origin + ")");
   }
   const fs::path prefix_path = fs::absolute(options.prefix).lexically_normal();
-  std::optional<std::pair<emit::ModuleRequest, emit::ModuleTarget>> module_file;
-  if (options.write_module) module_file = module_plan(options, site, prefix_path);
+  std::optional<ModulePlan> module_file;
+  if (options.write_module) module_file = module_plan(options, site, generation, prefix_path);
   auto request = prefix_request(options, site, generation, prefix_path);
 
   // The lock `eb` takes on the same directory, held until the installation is in place; not
@@ -332,20 +334,21 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     log.stage("fetched", fetching, std::to_string(request.wheels.size()) + " wheels");
   }
   const auto installing = Clock::now();
-  if (module_file) log.line("module: " + module_file->second.file.string());
+  if (module_file) log.line("module: " + module_file->target.file.string());
   request.log = [&log, installing](const prefix::PrefixInstallResult& done) {
     log.stage("installed", installing, installation_text(done));
     return log.text();
   };
-  InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt};
+  InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt, ""};
   if (module_file) {
-    const auto description = emit::describe_installation(module_file->first);
+    const auto description = emit::describe_installation(module_file->request);
     for (const auto& warning : description.warnings) reporter.on_warning(warning);
     const emit::TemplateSet templates(emit::TemplateSet::default_dir());
-    emit::write_module(module_file->second,
-                       emit::render_module(description, options.module_syntax, templates),
+    emit::write_module(module_file->target,
+                       emit::render_module(description, module_file->syntax, templates),
                        options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no);
-    result.module_file = module_file->second.file;
+    result.module_file = module_file->target.file;
+    result.module_name = description.identity.name + "/" + description.identity.full_version;
   }
   return result;
 }

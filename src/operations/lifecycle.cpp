@@ -51,11 +51,10 @@ std::optional<Installation> installation_at(const fs::path& software, const fs::
 
 // Module files of the tree that load `name` (Lua `depends_on("N/V")`/`load("N/V")`, Tcl
 // `depends-on N/V`/`module load N/V`).
-std::vector<std::string> dependents(const fs::path& modulepath, const std::string& name,
+std::vector<std::string> dependents(const fs::path& all, const std::string& name,
                                     const fs::path& own_file) {
   std::vector<std::string> out;
   std::error_code error;
-  const auto all = modulepath / "all";
   for (auto it = fs::recursive_directory_iterator(all, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (!it->is_regular_file(error) || it->path() == own_file) continue;
@@ -71,6 +70,29 @@ std::vector<std::string> dependents(const fs::path& modulepath, const std::strin
         out.push_back(it->path().lexically_relative(all).generic_string());
         break;
       }
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+// The module files below `all` whose root is `prefix` (the templates' `local root = "..."` and
+// `set root ...` lines), in path order. Links are skipped: they are moduleclass links.
+std::vector<fs::path> module_files_of(const fs::path& all, const fs::path& prefix) {
+  const std::string lua = "local root = " + emit::lua_string(prefix.string()) + "\n";
+  const std::string tcl = "set root " + emit::tcl_word(prefix.string()) + "\n";
+  std::vector<fs::path> out;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(all, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file(error) || it->is_symlink(error)) continue;
+    std::optional<std::string> text;
+    try {
+      text = read_file_if_exists(it->path());
+    } catch (const IoError&) {
+      continue;
+    }
+    if (text && (text->find(lua) != std::string::npos || text->find(tcl) != std::string::npos))
+      out.push_back(it->path());
   }
   std::ranges::sort(out);
   return out;
@@ -104,38 +126,41 @@ UninstallResult uninstall(const UninstallOptions& options, Reporter& reporter) {
                      "not an installation wheelmod made (no " + prefix::k_provenance_file.string() +
                          " in " + prefix.string() + ")",
                      "`wheelmod list` shows them; remove others with the tool that made them");
-  const std::string name = found->name;  // Name/version, as its module is named
-  auto modulepath = options.modulepath.empty() ? emit::default_modulepath(prefix)
-                                               : std::optional<fs::path>(options.modulepath);
-  if (options.modulepath.empty() && site.modules.origin != "EasyBuild's default")
-    modulepath = fs::path(site.modules.value);
+  // The module tree as install and module choose it (site.hpp, module_layout); its files are
+  // found by their root, whatever the naming scheme put them under.
+  const auto layout = module_layout(site, {"", std::nullopt, options.modulepath}, {}, prefix);
   std::vector<fs::path> module_files;
-  if (modulepath) {
-    for (const auto* suffix : {".lua", ""}) {
-      const auto file = *modulepath / "all" / (name + suffix);
-      std::error_code error;
-      if (fs::is_regular_file(file, error)) module_files.push_back(file);
-    }
-    const auto users = module_files.empty() ? std::vector<std::string>{}
-                                            : dependents(*modulepath, name, module_files.front());
-    if (!users.empty() && !options.force) {
-      UsageError error(name,
-                       std::to_string(users.size()) + " module" +
-                           (users.size() == 1 ? " loads" : "s load") + " it",
-                       "uninstall those first, or pass --force");
-      for (const auto& user : users) error.with_detail(user);
-      throw error;
-    }
-    // The moduleclass links that point at the file (<modulepath>/<class>/Name/version[.lua]).
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(*modulepath, error)) {
-      if (entry.path().filename() == "all") continue;
-      for (const auto* suffix : {".lua", ""}) {
-        const auto link = entry.path() / (name + suffix);
-        std::error_code link_error;
-        if (fs::is_symlink(link, link_error)) module_files.push_back(link);
+  if (layout.modulepath) {
+    const auto all = *layout.modulepath / layout.suffix;
+    auto owned = module_files_of(all, prefix);
+    for (const auto& file : owned) {
+      // Name/version, as the module is loaded (the last two parts under every scheme; Lmod
+      // drops ".lua"; a Tcl file's name may hold dots, so no stem()).
+      auto module_name = (file.parent_path().filename() / file.filename()).generic_string();
+      if (module_name.ends_with(".lua")) module_name.resize(module_name.size() - 4);
+      const auto users = dependents(all, module_name, file);
+      if (!users.empty() && !options.force) {
+        UsageError error(module_name,
+                         std::to_string(users.size()) + " module" +
+                             (users.size() == 1 ? " loads" : "s load") + " it",
+                         "uninstall those first, or pass --force");
+        for (const auto& user : users) error.with_detail(user);
+        throw error;
       }
     }
+    // The moduleclass links that point at them (<modulepath>/<class>/Name/version[.lua]).
+    std::error_code error;
+    for (const auto& file : owned) {
+      const auto relative = file.lexically_relative(all);
+      for (const auto& entry : fs::directory_iterator(*layout.modulepath, error)) {
+        if (entry.path() == all) continue;
+        const auto link = entry.path() / relative;
+        std::error_code link_error;
+        if (fs::is_symlink(link, link_error) && fs::equivalent(link, file, link_error))
+          module_files.push_back(link);
+      }
+    }
+    module_files.insert(module_files.begin(), owned.begin(), owned.end());
   }
   const auto eb_lock = easybuild::InstallLock::acquire(
       site.locks.value, prefix, site.lock_wait,

@@ -1,7 +1,10 @@
 #include "operations/module.hpp"
 
 #include "core/errors.hpp"
+#include "operations/selection.hpp"
+#include "operations/site.hpp"
 #include "operations/version.hpp"
+#include "prefix/provenance.hpp"
 
 namespace wheelmod::operations {
 
@@ -20,27 +23,32 @@ ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
 
   // The prefix first: "not an installation wheelmod made" is the message
   // that helps most when PREFIX is wrong.
+  const auto provenance = prefix::read_provenance(request.prefix);
+  const auto config = load_site_config(options.config_dir);
+  const auto* generation = config.find_generation(provenance.toolchain);
+  const auto layout =
+      module_layout(site_settings(""), {options.naming_scheme, options.syntax, options.modulepath},
+                    generation ? *generation : easybuild::Generation{}, request.prefix);
+  request.naming = layout.naming;
   const auto description = emit::describe_installation(request);
   const auto replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
   ModuleResult result;
   result.module = description.identity.name + "/" + description.identity.full_version;
   if (!options.to_stdout) {
-    const auto modulepath = options.modulepath.empty()
-                                ? emit::default_modulepath(request.prefix)
-                                : std::optional<fs::path>(fs::absolute(options.modulepath));
-    if (!modulepath)
+    if (!layout.modulepath)
       throw UsageError(request.prefix.string(),
                        "not in an EasyBuild layout (<installpath>/software/<Name>/<version>)",
                        "pass --modulepath DIR, or --stdout");
-    result.target =
-        emit::module_target(description.identity, *modulepath, options.moduleclass, options.syntax);
+    // HierarchicalMNS makes no moduleclass links (module_target).
+    result.target = emit::module_target(description.identity, *layout.modulepath,
+                                        options.moduleclass, layout.syntax, layout.suffix);
     emit::check_module_target(*result.target, replace);
   }
   for (const auto& warning : description.warnings) reporter.on_warning(warning);
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),
       options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));
-  result.text = emit::render_module(description, options.syntax, templates);
+  result.text = emit::render_module(description, layout.syntax, templates);
   if (result.target) emit::write_module(*result.target, result.text, replace);
   return result;
 }

@@ -45,4 +45,39 @@ SiteSettings site_settings(const std::string& eb_installpath, const easybuild::G
   return site;
 }
 
+ModuleLayout module_layout(const SiteSettings& site, const ModuleLayoutChoice& choice,
+                           const easybuild::Generation& generation, const fs::path& prefix) {
+  ModuleLayout layout;
+  if (!choice.naming_scheme.empty()) {
+    layout.naming = easybuild::ModuleNaming(
+        easybuild::parse_naming_scheme(choice.naming_scheme, "--module-naming-scheme"), generation);
+  } else if (site.naming_scheme) {
+    layout.naming = easybuild::ModuleNaming(
+        easybuild::parse_naming_scheme(site.naming_scheme->value,
+                                       "module-naming-scheme (" + site.naming_scheme->origin + ")"),
+        generation);
+  }
+  if (choice.syntax) {
+    layout.syntax = *choice.syntax;
+  } else if (site.module_syntax) {
+    // options.py: module-syntax is a choice of 'Lua' and 'Tcl'.
+    if (site.module_syntax->value == "Tcl") {
+      layout.syntax = emit::ModuleSyntax::tcl;
+    } else if (site.module_syntax->value != "Lua") {
+      throw UsageError("module-syntax (" + site.module_syntax->origin + ")",
+                       "'" + site.module_syntax->value + "' is neither Lua nor Tcl",
+                       "EasyBuild accepts Lua or Tcl; or pass --syntax");
+    }
+  }
+  if (site.suffix_modules_path) layout.suffix = site.suffix_modules_path->value;
+  if (!choice.modulepath.empty()) {
+    layout.modulepath = fs::absolute(choice.modulepath).lexically_normal();
+  } else if (site.modules.origin != "EasyBuild's default") {
+    layout.modulepath = site.modules.value;  // where `eb` would write the module
+  } else {
+    layout.modulepath = emit::default_modulepath(prefix);
+  }
+  return layout;
+}
+
 }  // namespace wheelmod::operations

@@ -155,7 +155,7 @@ TEST_CASE("module names split as EasyBuildMNS builds them", "[emit][easyconfig]"
 
 TEST_CASE("module names become dependency tuples", "[emit][easyconfig]") {
   const auto& g2024a = generation("foss-2024a");
-  const eb::Toolchain foss{"foss", "2024a"};
+  const eb::Toolchain foss{"foss", "2024a", "", ""};
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"CUDA/12.6.0", "('CUDA', '12.6.0', '', SYSTEM)"},
       {"cuDNN/9.5.1.17-CUDA-12.6.0", "('cuDNN', '9.5.1.17', '-CUDA-%(cudaver)s', SYSTEM)"},
@@ -178,7 +178,7 @@ TEST_CASE("module names become dependency tuples", "[emit][easyconfig]") {
   }
   SECTION("a toolchain that is not below the target's is refused") {
     const auto dependency = emit::dependency_from_module("SciPy-bundle/2024.05-gfbf-2024a", g2024a,
-                                                         {"GCCcore", "13.3.0"}, "");
+                                                         {"GCCcore", "13.3.0", "", ""}, "");
     REQUIRE_FALSE(dependency);
     CHECK(dependency.error().find("not GCCcore-13.3.0 or one of its subtoolchains") !=
           std::string::npos);
@@ -203,10 +203,10 @@ TEST_CASE("easyconfig file names", "[emit][easyconfig]") {
   easyconfig.name = "PyTorch";
   easyconfig.version = "2.6.0";
   easyconfig.versionsuffix = "-CUDA-%(cudaver)s-whl";
-  easyconfig.toolchain = {"foss", "2024a"};
+  easyconfig.toolchain = {"foss", "2024a", "", ""};
   easyconfig.cuda_version = "12.6.0";
   CHECK(emit::easyconfig_file_name(easyconfig) == "PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb");
-  easyconfig.toolchain = {"system", "system"};
+  easyconfig.toolchain = {"system", "system", "", ""};
   CHECK(emit::easyconfig_file_name(easyconfig) == "PyTorch-2.6.0-CUDA-12.6.0-whl.eb");
 }
 

@@ -266,7 +266,7 @@ TEST_CASE("the module lands atomically in the EasyBuild module tree", "[emit][mo
   REQUIRE(modulepath);
   CHECK(*modulepath == install.dir.path() / "modules");
   CHECK_FALSE(default_modulepath(install.dir.path() / "elsewhere/PyTorch/1.0"));
-  const ModuleIdentity identity{"PyTorch", "2.6.0-whl"};
+  const ModuleIdentity identity{"PyTorch", "2.6.0-whl", ""};
   const auto lua = module_target(identity, *modulepath, "ai", ModuleSyntax::lua);
   CHECK(lua.file == *modulepath / "all/PyTorch/2.6.0-whl.lua");
   CHECK(lua.symlink == *modulepath / "ai/PyTorch/2.6.0-whl.lua");
@@ -296,7 +296,7 @@ TEST_CASE("the module lands atomically in the EasyBuild module tree", "[emit][mo
   CHECK(names == std::vector<std::string>{"2.6.0-whl.lua"});  // no temporary file left
 
   // A moduleclass link that points elsewhere is not taken over silently.
-  const auto other = module_target({"PyTorch", "other"}, *modulepath, "ai", ModuleSyntax::lua);
+  const auto other = module_target({"PyTorch", "other", ""}, *modulepath, "ai", ModuleSyntax::lua);
   fs::create_symlink("../../all/Foo/1.lua", other.symlink);
   CHECK_THROWS_AS(write_module(other, "x\n", ReplaceModule::no), UsageError);
   CHECK_FALSE(fs::exists(other.file));

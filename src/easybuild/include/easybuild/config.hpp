@@ -14,8 +14,10 @@
 namespace wheelmod::easybuild {
 
 struct Toolchain {
-  std::string name;     // foss
-  std::string version;  // 2024a
+  std::string name;      // foss
+  std::string version;   // 2024a
+  std::string compiler;  // GCC/13.3.0: for HierarchicalMNS; "" when the table does not say
+  std::string mpi;       // OpenMPI/5.0.3; "" for a compiler-only toolchain (or not said)
 };
 
 struct ModuleVersion {
@@ -71,6 +73,8 @@ struct Generation {
   std::optional<ModuleVersion> cuda;
   std::vector<std::string> cuda_other;
   std::optional<ModuleVersion> rocm;
+  std::map<std::string, Toolchain>
+      rocm_toolchains;  // the ROCm modules' toolchains (no --toolchain)
   std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
   std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
   std::optional<CudaWheelBundle> cuda_wheel_bundle;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "easybuild/module_naming.hpp"
 #include "emit/templates.hpp"
 
 namespace wheelmod::emit {
@@ -38,14 +39,19 @@ struct ModuleRequest {
   std::string description;       // "": the main wheel's Summary + a sentence
   std::string origin;            // "": the index host the install recorded, if any
   PythonSearchPath python_search_path = PythonSearchPath::automatic;
-  std::string generator;  // "wheelmod 0.1.0", for the footer comment
+  std::string generator;           // "wheelmod 0.1.0", for the footer comment
+  easybuild::ModuleNaming naming;  // EasyBuildMNS unless the site names modules otherwise
+  std::string toolchain;           // foss-2024a; "": the provenance's (for naming)
 };
 
-/// --name/--full-version, else from the prefix `<installpath>/software/<Name>/<fullversion>`.
+/// --name/--full-version, else from the prefix `<installpath>/software/<Name>/<fullversion>`
+/// (EasyBuildMNS's name); under HierarchicalMNS the toolchain part leaves the version and
+/// decides the level (hierarchical_mns.py det_full_version, det_module_subdir).
 /// Throws UsageError for a name or version no module tree can hold.
 struct ModuleIdentity {
   std::string name;
   std::string full_version;
+  std::string subdir;  // "" (EasyBuildMNS), MPI/GCC/13.3.0/OpenMPI/5.0.3 (HierarchicalMNS)
 };
 ModuleIdentity module_identity(const ModuleRequest& request);
 
@@ -98,13 +104,17 @@ std::string render_module(const ModuleDescription& description, ModuleSyntax syn
 
 /// Where a module lives in an EasyBuild module tree.
 struct ModuleTarget {
-  std::filesystem::path file;     // <modulepath>/all/<Name>/<fullversion>[.lua]
-  std::filesystem::path symlink;  // <modulepath>/<moduleclass>/<Name>/<fullversion>[.lua]
+  std::filesystem::path file;     // <modulepath>/all/[<subdir>/]<Name>/<fullversion>[.lua]
+  std::filesystem::path symlink;  // <modulepath>/<moduleclass>/<Name>/<fullversion>[.lua]; or none
   std::filesystem::path link_to;  // what the symlink holds: ../../all/<Name>/<fullversion>[.lua]
 };
-/// Throws UsageError for a moduleclass that is no plain name, or "all".
+/// `suffix` is EasyBuild's suffix-modules-path (all). A hierarchical module (a subdir) gets no
+/// moduleclass link (hierarchical_mns.py det_module_symlink_paths: none).
+/// Throws UsageError for a moduleclass or suffix that is no plain name, or a moduleclass equal to
+/// the suffix.
 ModuleTarget module_target(const ModuleIdentity& identity, const std::filesystem::path& modulepath,
-                           std::string_view moduleclass, ModuleSyntax syntax);
+                           std::string_view moduleclass, ModuleSyntax syntax,
+                           std::string_view suffix = "all");
 
 /// `<installpath>/modules` for a prefix `<installpath>/software/<Name>/<v>`, else nullopt.
 std::optional<std::filesystem::path> default_modulepath(const std::filesystem::path& prefix);

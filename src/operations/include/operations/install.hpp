@@ -29,13 +29,15 @@ struct InstallOptions {
   bool force = false;    // replace an existing prefix (and module file)
   bool no_compile = false;
   bool write_module = false;
-  std::string modulepath;  // "": <installpath>/modules beside software/
-  emit::ModuleSyntax module_syntax = emit::ModuleSyntax::lua;
+  std::string modulepath;                           // "": <installpath>/modules beside software/
+  std::optional<emit::ModuleSyntax> module_syntax;  // nullopt: EasyBuild's module-syntax, Lua
+  std::string module_naming_scheme;  // "": EasyBuild's module-naming-scheme, EasyBuildMNS
 };
 
 struct InstallResult {
   prefix::PrefixInstallResult install;
   std::optional<std::filesystem::path> module_file;
+  std::string module_name;  // what `module load` takes: PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl
 };
 
 /// Throws UsageError (bad options, an existing prefix or module file), CheckFailedError (a CUDA

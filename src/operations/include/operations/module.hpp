@@ -12,8 +12,10 @@ namespace wheelmod::operations {
 
 struct ModuleOptions {
   std::string prefix;
-  emit::ModuleSyntax syntax = emit::ModuleSyntax::lua;
-  std::string modulepath;  // "": <installpath>/modules beside software/
+  std::optional<emit::ModuleSyntax> syntax;  // nullopt: EasyBuild's module-syntax, else Lua
+  std::string naming_scheme;                 // "": EasyBuild's module-naming-scheme
+  std::string config_dir;                    // site tables (--config), for HierarchicalMNS
+  std::string modulepath;  // "": EasyBuild's installpath-modules, else beside software/
   std::string moduleclass = "ai";
   std::string name;          // "": the prefix's parent directory
   std::string full_version;  // "": the prefix's directory

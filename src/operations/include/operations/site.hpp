@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "easybuild/config.hpp"
 #include "easybuild/eb_lock.hpp"
 #include "easybuild/eb_settings.hpp"
+#include "easybuild/module_naming.hpp"
+#include "emit/module_writer.hpp"
 
 namespace wheelmod::operations {
 
@@ -27,5 +30,28 @@ struct SiteSettings {
 /// Throws UsageError for an unreadable EasyBuild configuration file.
 SiteSettings site_settings(const std::string& eb_installpath,
                            const easybuild::Getenv& getenv = easybuild::process_environment());
+
+/// How modules are written at the site: the command line's choice, else EasyBuild's
+/// module-naming-scheme, module-syntax and suffix-modules-path, else EasyBuild's defaults
+/// (EasyBuildMNS, Lua, all; easybuild/tools/options.py).
+struct ModuleLayout {
+  easybuild::ModuleNaming naming;
+  emit::ModuleSyntax syntax = emit::ModuleSyntax::lua;
+  std::string suffix = "all";
+  std::optional<std::filesystem::path> modulepath;  // the tree's root: <modulepath>/<suffix>/...
+};
+
+/// `modulepath_option`, else installpath-modules when the site configures it, else
+/// `<installpath>/modules` beside the prefix's software/ (nullopt: none of these).
+/// Throws UsageError for a naming scheme wheelmod does not write, or a module-syntax that is
+/// neither Lua nor Tcl.
+struct ModuleLayoutChoice {
+  std::string naming_scheme;                 // --module-naming-scheme; "": the site's
+  std::optional<emit::ModuleSyntax> syntax;  // --syntax; nullopt: the site's
+  std::string modulepath;                    // --modulepath; "": the site's
+};
+ModuleLayout module_layout(const SiteSettings& site, const ModuleLayoutChoice& choice,
+                           const easybuild::Generation& generation,
+                           const std::filesystem::path& prefix);
 
 }  // namespace wheelmod::operations
