@@ -185,6 +185,11 @@ def hierarchy(site):
     loads = {line.split('"')[1] for line in text.splitlines() if line.startswith("depends_on(")}
     check(loads == expected, f"depends_on {sorted(loads)}, expected {sorted(expected)}")
     check(not any(m.startswith(("foss/", "GCC/", "OpenMPI/")) for m in loads), sorted(loads))
+    rendered = site.wheelmod("module", site.prefix, "--stdout", env=env).stdout
+    check(rendered == text, "`wheelmod module --stdout` differs from the module install wrote")
+    flat_text = site.wheelmod("module", site.prefix, "--stdout", "--module-naming-scheme",
+                              "EasyBuildMNS", env=env).stdout
+    check('depends_on("foss/2024a")' in flat_text, "--module-naming-scheme does not win")
 
     # The stub hierarchy: compiler and MPI open their levels, as EasyBuild's modules do.
     def opens(level_path):
