@@ -73,13 +73,15 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
       "--templates", options.templates,
       "Directory with site templates (easyconfig.eb.mustache) used before the shipped ones");
   sub->add_option("--metadata", options.metadata,
-                  "keep: nvidia-* requirements stay, met by a CUDA-wheel-bundle of dummy packages; "
-                  "strip: postinstallcmds delete them from the installed METADATA (default: keep)")
+                  "strip: postinstallcmds delete the nvidia-* requirements modules satisfy from "
+                  "the installed METADATA, as `wheelmod install` does; keep: they stay, met by a "
+                  "CUDA-wheel-bundle of dummy packages, as easybuild-easyconfigs does (default: "
+                  "strip)")
       ->option_text("strip|keep")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, easybuild::MetadataPolicy>{
-              {"keep", easybuild::MetadataPolicy::keep},
-              {"strip", easybuild::MetadataPolicy::strip}},
+              {"strip", easybuild::MetadataPolicy::strip},
+              {"keep", easybuild::MetadataPolicy::keep}},
           CLI::ignore_case));
   sub->add_flag("--with-relink", options.with_relink,
                 "Add postinstallcmds running `wheelmod relink` and `wheelmod check` (wheelmod as a "

@@ -75,8 +75,8 @@ std::vector<std::string> command_words(const EasyconfigOptions& options) {
   if (!selection.arch.empty()) words.insert(words.end(), {"--arch", selection.arch});
   if (!selection.glibc.empty()) words.insert(words.end(), {"--glibc", selection.glibc});
   if (selection.bundle_missing) words.emplace_back("--bundle-missing");
-  if (options.metadata == easybuild::MetadataPolicy::strip)
-    words.insert(words.end(), {"--metadata", "strip"});
+  if (options.metadata == easybuild::MetadataPolicy::keep)
+    words.insert(words.end(), {"--metadata", "keep"});
   if (options.with_relink) words.emplace_back("--with-relink");
   if (!options.versionsuffix.empty())
     words.insert(words.end(), {"--versionsuffix", shell_word(options.versionsuffix)});

@@ -36,6 +36,8 @@ import check_easyconfig  # noqa: E402
 GOLDEN = os.path.join(HERE, "..", "golden", "easyconfig")
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda"]
 STACK = ["torch==2.6.0", "torchvision", "torchaudio"]
+# The CUDA-wheel-bundle route (easybuild-easyconfigs' own); strip is the default, as for install.
+KEEP = ["--metadata", "keep"]
 PYTORCH = "PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
 BUNDLE = "PyTorch-bundle-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
 WHEEL_BUNDLE = "CUDA-wheel-bundle-12.6.0-gfbf-2024a-PyTorch-2.6.0-CUDA-12.6.0.eb"
@@ -144,7 +146,7 @@ def names_of(dependencies):
 
 def cuda_stack(r):
     """foss-2024a + CUDA: PyTorch, PyTorch-bundle and a CUDA-wheel-bundle with torch 2.6.0's pins."""
-    out, summary = r.generate("cuda", *STACK, *CUDA)
+    out, summary = r.generate("cuda", *STACK, *CUDA, *KEEP)
     files = r.checked(out)
     check(sorted(files) == sorted([PYTORCH, BUNDLE, WHEEL_BUNDLE]), f"files: {sorted(files)}")
     for arch in ("x86_64", "aarch64"):
@@ -197,7 +199,7 @@ def no_wheel_bundle(r):
     """2023a has no CUDA-wheel-bundle, no cuDNN 9 and no CUDA 12.4 libraries: the bundle is
     written, and what is missing is listed for the maintainer."""
     out, summary = r.generate("gen2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124",
-                              "--arch", "x86_64")
+                              "--arch", "x86_64", *KEEP)
     files = r.checked(out, arches=("x86_64",))
     bundle = "CUDA-wheel-bundle-12.4.0-gfbf-2023a-CUDA-12.4.0.eb"
     check(sorted(files) == sorted([bundle, "PyTorch-2.6.0-foss-2023a-CUDA-12.4.0-whl.eb"]), f"files: {sorted(files)}")
@@ -238,8 +240,11 @@ def with_relink(r):
     params = files[PYTORCH]["x86_64"]
     check(params["builddependencies"] == [("wheelmod", params["builddependencies"][0][1], "",
                                            check_easyconfig.SYSTEM)], str(params["builddependencies"]))
-    check(params["postinstallcmds"] == ["wheelmod relink %(installdir)s --toolchain foss-2024a",
-                                        "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
+    # --metadata strip (the default): the METADATA edit first, then relink and check.
+    check(params["postinstallcmds"][0].startswith("sed -E -i '/^Requires-Dist: (nvidia"),
+          str(params["postinstallcmds"]))
+    check(params["postinstallcmds"][1:] == ["wheelmod relink %(installdir)s --toolchain foss-2024a",
+                                            "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
     check("postinstallcmds" not in files[BUNDLE]["x86_64"], "relink only where the libraries are")
     check(any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), "wheelmod is to add")
 

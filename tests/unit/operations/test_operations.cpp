@@ -193,6 +193,7 @@ TEST_CASE("easyconfig writes the golden easyconfigs of the CUDA stack", "[operat
   options.selection.arch.clear();  // both architectures
   options.selection.glibc.clear();
   options.output_dir = (work / "out").string();
+  options.metadata = wheelmod::easybuild::MetadataPolicy::keep;  // the golden files' policy
   RecordingReporter reporter;
   const auto result = ops::easyconfig(options, reporter);
   CHECK(result.variant == "cu126");

@@ -29,7 +29,7 @@ struct StackRequest {
   std::map<std::string, resolve::ResolveReport> reports;
   /// keep: depend on a CUDA-wheel-bundle of dummy packages; strip: delete
   /// the lines from the installed METADATA in postinstallcmds.
-  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::keep;
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
   RelinkStep relink = RelinkStep::none;
   std::string wheelmod_version;  // for the build dependency of --with-relink
   std::optional<std::string>

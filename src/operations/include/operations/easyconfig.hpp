@@ -21,7 +21,7 @@ struct EasyconfigOptions {
   std::string output_dir;
   std::string templates;      // site templates, before the shipped ones
   std::string versionsuffix;  // "": -whl, -CUDA-%(cudaver)s-whl, -ROCm-<version>-whl
-  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::keep;
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;  // as install
   bool with_relink = false;  // postinstallcmds run `wheelmod relink` and `check`
   bool force = false;        // replace .eb files that exist
 };
