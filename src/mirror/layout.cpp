@@ -125,20 +125,39 @@ std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
   return written;
 }
 
-void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
-                     const fs::path& sourcepath, const std::vector<std::string>& names) {
+std::vector<SourcepathClash> link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
+                                             const fs::path& sourcepath,
+                                             const std::vector<std::string>& names) {
+  // Which tree each stored file goes to: the shared one, unless a different file (another
+  // sha256) of that name came first (manifest order, by storage path).
+  std::map<std::string, const ManifestFile*> first_of_name;
+  std::map<std::string, fs::path> tree_of;
+  std::vector<SourcepathClash> clashes;
+  for (const auto& [filename, entry] : manifest.files) {
+    const auto [first, added] = first_of_name.try_emplace(base_name(filename), &entry);
+    if (added || first->second->sha256 == entry.sha256 || entry.variants.empty()) {
+      tree_of[filename] = sourcepath;
+      continue;
+    }
+    const auto variant_tree = sourcepath / "variants" / entry.variants.front();
+    tree_of[filename] = variant_tree;
+    clashes.push_back({base_name(filename),
+                       first->second->variants.empty() ? "" : first->second->variants.front(),
+                       entry.variants.front(), variant_tree});
+  }
   for (const auto& name : names) {
     // easybuild.framework.easyblock obtain_file: <sourcepath>/<first letter,
     // lower case>/<Name>/extensions/<file> for an extension's source.
-    const auto directory =
-        sourcepath /
-        std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(name.front())))) /
+    const auto below =
+        fs::path(std::string(
+            1, static_cast<char>(std::tolower(static_cast<unsigned char>(name.front()))))) /
         name / "extensions";
     std::error_code error;
-    fs::create_directories(directory, error);
-    if (error) throw IoError(directory.string(), "cannot create: " + error.message());
     for (const auto& [filename, entry] : manifest.files) {
-      const auto target = directory / base_name(filename);  // first come when names clash
+      const auto directory = tree_of.at(filename) / below;
+      fs::create_directories(directory, error);
+      if (error) throw IoError(directory.string(), "cannot create: " + error.message());
+      const auto target = directory / base_name(filename);
       if (fs::exists(fs::symlink_status(target, error))) continue;
       fs::create_hard_link(layout.file(filename), target, error);
       if (error) {
@@ -148,6 +167,7 @@ void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
       if (error) throw IoError(target.string(), "cannot link the wheel here: " + error.message());
     }
   }
+  return clashes;
 }
 
 }  // namespace wheelmod::mirror

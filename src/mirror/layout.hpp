@@ -48,10 +48,23 @@ struct MirrorLayout {
 std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
                         const std::set<std::string>& managed);
 
+/// Two different stored files with one name: the first (in storage order) is in the sourcepath,
+/// the other in `<sourcepath>/variants/<variant>/`, the tree of its first variant.
+struct SourcepathClash {
+  std::string file_name;
+  std::string first_variant;
+  std::string variant;
+  std::filesystem::path variant_sourcepath;
+};
+
 /// Links every stored wheel into `<sourcepath>/<letter>/<Name>/extensions/`
-/// for each name (hard links, else symbolic ones); existing entries stay.
-void link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
-                     const std::filesystem::path& sourcepath,
-                     const std::vector<std::string>& names);
+/// for each name (hard links, else symbolic ones); existing entries stay. A file whose name a
+/// different file already has there goes into its variant's tree instead (returned): EasyBuild
+/// searches the directories of --sourcepath in order and takes the first file of that name
+/// (easyblock.py obtain_file), so `--sourcepath <sourcepath>/variants/<variant>:<sourcepath>`
+/// gives that variant's easyconfigs their own file.
+std::vector<SourcepathClash> link_sourcepath(const MirrorLayout& layout, const Manifest& manifest,
+                                             const std::filesystem::path& sourcepath,
+                                             const std::vector<std::string>& names);
 
 }  // namespace wheelmod::mirror

@@ -307,8 +307,26 @@ class Sync {
       entry.metadata_sha256 = hash::to_hex(hasher.finish());
     }
     m_report.pages_written += write_pages(m_layout, m_manifest, m_managed);
-    if (m_options.eb_sourcepath)
-      link_sourcepath(m_layout, m_manifest, *m_options.eb_sourcepath, m_options.eb_names);
+    if (m_options.eb_sourcepath) {
+      const auto& sourcepath = *m_options.eb_sourcepath;
+      // One warning per variant whose files had to go into a tree of their own.
+      std::map<std::string, std::vector<SourcepathClash>> by_variant;
+      for (auto& clash : link_sourcepath(m_layout, m_manifest, sourcepath, m_options.eb_names))
+        by_variant[clash.variant].push_back(std::move(clash));
+      for (const auto& [variant, clashes] : by_variant) {
+        std::string files;
+        for (const auto& clash : clashes)
+          files += (files.empty() ? "" : ", ") + clash.file_name + " (also " + clash.first_variant +
+                   "'s)";
+        // A note of the report: in the text and the JSON output, under -q too.
+        m_report.notes.push_back(
+            variant + " has different files under names another variant's files have: " + files +
+            "; they are in " + clashes.front().variant_sourcepath.string() + ": build the " +
+            variant + " easyconfigs with `eb --sourcepath " +
+            clashes.front().variant_sourcepath.string() + ":" + sourcepath.string() +
+            " ...` so that EasyBuild finds them first");
+      }
+    }
     m_manifest.source_index = m_spec.index;
     // The wheels and .metadata files reach the disk before the manifest
     // that vouches for them (one syncfs instead of an fsync per file).

@@ -391,13 +391,34 @@ def http_faults(r):
 
 
 def eb_sourcepath(r):
-    """--eb-sourcepath lays the wheels out where EasyBuild looks for extension sources."""
+    """--eb-sourcepath lays the wheels out where EasyBuild looks for extension sources. Two
+    different files of one name (upstream's cpu and cu126 aarch64 torchvision) are both there:
+    the first in SOURCES, the other in SOURCES/variants/<variant>, which EasyBuild searches first
+    when given `--sourcepath SOURCES/variants/<variant>:SOURCES` (as the warning says)."""
     sourcepath = os.path.join(r.work, "sources")
-    r.mirror("--eb-sourcepath", sourcepath)
-    for key in r.manifest()["files"]:
+    report, _ = r.mirror("--eb-sourcepath", sourcepath)
+    notes = "\n".join(report["notes"])
+    files = r.manifest()["files"]
+    first_of = {}
+    clashes = []
+    for key in sorted(files):
+        name = os.path.basename(key)
+        if name in first_of and files[first_of[name]]["sha256"] != files[key]["sha256"]:
+            clashes.append(key)
+        else:
+            first_of.setdefault(name, key)
+    check(clashes, "the sample has no two different files of one name: the case is not tested")
+    for key, entry in files.items():
+        variant_tree = os.path.join(sourcepath, "variants", entry["variants"][0])
+        tree = variant_tree if key in clashes else sourcepath
         for easyconfig in ("PyTorch", "PyTorch-bundle"):
-            path = os.path.join(sourcepath, "p", easyconfig, "extensions", os.path.basename(key))
-            check(os.path.exists(path), f"{path} missing")
+            path = os.path.join(tree, "p", easyconfig, "extensions", os.path.basename(key))
+            check(os.path.exists(path) and sha256_of(path) == entry["sha256"],
+                  f"{path} missing or not {key}")
+        if key in clashes:
+            check(f"eb --sourcepath {variant_tree}:{sourcepath}" in notes,
+                  f"no note naming {variant_tree}: {notes}")
+            check(os.path.basename(key) in notes, notes)
 
 
 def size_limit(r):
