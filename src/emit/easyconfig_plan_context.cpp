@@ -296,16 +296,16 @@ void PlanContext::add_sanity_checks_for_bundle(Easyconfig& easyconfig) const {
   }
 }
 
+// The toolchain is inherited: EasyBuild finds the dependency on a subtoolchain
+// (easyconfig.py _finalize_dependencies, robot_find_subtoolchain_for_dep), here the
+// wheelmod-<v>-GCCcore-<gcccore>.eb the project ships (easyconfigs/), which `wheelmod
+// easyconfig --with-relink` writes beside this one when it has one for the generation.
 void PlanContext::add_relink(Easyconfig& easyconfig) {
   easyconfig.builddependencies.push_back(DependencySpec{"wheelmod", m_request.wheelmod_version, "",
-                                                        DependencyToolchain::system, false});
+                                                        DependencyToolchain::inherited, false});
   easyconfig.postinstallcmds.push_back("wheelmod relink %(installdir)s --toolchain " +
                                        m_request.toolchain);
   easyconfig.postinstallcmds.push_back("wheelmod check %(installdir)s");
-  add_to_add("wheelmod " + m_request.wheelmod_version + " (build dependency, --with-relink)",
-             "EasyBuild has no wheelmod easyconfig: add one, or install wheelmod as a module "
-             "wheelmod/" +
-                 m_request.wheelmod_version + " outside EasyBuild");
 }
 
 void PlanContext::finish(Easyconfig& easyconfig) const {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
@@ -177,11 +179,41 @@ std::map<std::string, std::string> fill_missing_hashes(
   return by_file;
 }
 
+// --with-relink: the easyconfig of wheelmod itself the project ships for the generation's GCCcore
+// (easyconfigs/ in the data directory), to be written beside the others so that `eb --robot`
+// finds the build dependency; nullopt when there is none.
+std::optional<std::pair<WrittenEasyconfig, std::string>> wheelmod_easyconfig(
+    const easybuild::Generation& generation, const fs::path& dir) {
+  const std::string name =
+      "wheelmod-" + wheelmod_version() + "-GCCcore-" + generation.gcccore + ".eb";
+  auto text = read_file_if_exists(shipped_data_dir("easyconfigs") / name);
+  if (!text) return std::nullopt;
+  return std::pair{WrittenEasyconfig{dir / name, "wheelmod", wheelmod_version(), "",
+                                     "GCCcore-" + generation.gcccore},
+                   std::move(*text)};
+}
+
+// "13.3.0, 14.3.0": the GCCcore versions of the shipped wheelmod easyconfigs.
+std::string shipped_gcccores() {
+  const std::string prefix = "wheelmod-" + wheelmod_version() + "-GCCcore-";
+  std::vector<std::string> versions;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(shipped_data_dir("easyconfigs"), error)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".eb"))
+      versions.push_back(name.substr(prefix.size(), name.size() - prefix.size() - 3));
+  }
+  std::ranges::sort(versions);
+  std::string out;
+  for (const auto& version : versions) out += (out.empty() ? "" : ", ") + version;
+  return out.empty() ? "no version" : out;
+}
+
 // All files are checked before any is written and written together: a run
 // never leaves a half-written .eb, nor replaces one without --force.
-std::vector<WrittenEasyconfig> write_easyconfigs(const emit::EasyconfigPlan& plan,
-                                                 const emit::TemplateSet& templates,
-                                                 const fs::path& dir, bool force) {
+std::vector<WrittenEasyconfig> write_easyconfigs(
+    const emit::EasyconfigPlan& plan, const emit::TemplateSet& templates, const fs::path& dir,
+    bool force, const std::optional<std::pair<WrittenEasyconfig, std::string>>& own) {
   std::vector<WrittenEasyconfig> written;
   for (const auto& easyconfig : plan.easyconfigs) {
     const auto path = dir / emit::easyconfig_file_name(easyconfig);
@@ -194,6 +226,14 @@ std::vector<WrittenEasyconfig> write_easyconfigs(const emit::EasyconfigPlan& pla
   std::vector<std::string> texts;
   for (const auto& easyconfig : plan.easyconfigs)
     texts.push_back(emit::render_easyconfig(easyconfig, templates));
+  if (own) {  // the same bytes again are no clash
+    if (!force && fs::exists(own->first.path) &&
+        read_file_if_exists(own->first.path).value_or("") != own->second)
+      throw UsageError(own->first.path.string(), "already exists",
+                       "pass --force to replace it, or choose another --output-dir");
+    written.push_back(own->first);
+    texts.push_back(own->second);
+  }
   AtomicFileSet files;
   for (std::size_t i = 0; i < written.size(); ++i) files.add(written[i].path, texts[i]);
   files.commit();
@@ -231,8 +271,19 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),
       options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));
-  result.written = write_easyconfigs(plan, templates, result.output_dir, options.force);
+  const auto& generation = find_generation(config, selection.toolchain);
+  std::optional<std::pair<WrittenEasyconfig, std::string>> own;
+  if (options.with_relink) own = wheelmod_easyconfig(generation, result.output_dir);
+  result.written = write_easyconfigs(plan, templates, result.output_dir, options.force, own);
   result.to_add = plan.to_add;
+  if (options.with_relink && !own)
+    result.to_add.push_back(
+        {"wheelmod " + wheelmod_version() + " (build dependency, --with-relink)",
+         "wheelmod ships easyconfigs for GCCcore " + shipped_gcccores() +
+             " (easyconfigs/), none "
+             "for " +
+             generation.gcccore + ": copy one as wheelmod-" + wheelmod_version() + "-GCCcore-" +
+             generation.gcccore + ".eb with this generation's dependency versions"});
   return result;
 }
 

@@ -70,10 +70,13 @@ class Runner:
         return out, json.loads(result.stdout)
 
     def checked(self, out, arches=("x86_64", "aarch64")):
-        """Every file passes check_easyconfig; returns {file: {arch: params}}."""
+        """Every file passes check_easyconfig; returns {file: {arch: params}}. wheelmod's own
+        easyconfig (--with-relink copies it) is tests/self-easyconfig's to check."""
         evaluated = {}
         for name in sorted(os.listdir(out)):
             check(name.endswith(".eb"), f"{out}: unexpected file {name}")
+            if name.startswith("wheelmod-"):
+                continue
             problems, params = check_easyconfig.check_file(os.path.join(out, name), arches)
             check(not problems, "\n".join(problems))
             evaluated[name] = params
@@ -238,15 +241,28 @@ def with_relink(r):
     out, summary = r.generate("relink", *STACK, *CUDA, "--with-relink")
     files = r.checked(out)
     params = files[PYTORCH]["x86_64"]
-    check(params["builddependencies"] == [("wheelmod", params["builddependencies"][0][1], "",
-                                           check_easyconfig.SYSTEM)], str(params["builddependencies"]))
+    version = params["builddependencies"][0][1]
+    # No toolchain: EasyBuild finds wheelmod on a subtoolchain (GCCcore-13.3.0), whose
+    # easyconfig the project ships and the run writes beside the others.
+    check(params["builddependencies"] == [("wheelmod", version)], str(params["builddependencies"]))
+    own = f"wheelmod-{version}-GCCcore-13.3.0.eb"
+    with open(os.path.join(HERE, "..", "..", "easyconfigs", own), encoding="utf-8") as handle:
+        shipped = handle.read()
+    with open(os.path.join(out, own), encoding="utf-8") as handle:
+        check(handle.read() == shipped, f"{own} differs from the shipped one")
+    check(own in [os.path.basename(w["path"]) for w in summary["written"]], str(summary["written"]))
     # --metadata strip (the default): the METADATA edit first, then relink and check.
     check(params["postinstallcmds"][0].startswith("sed -E -i '/^Requires-Dist: (nvidia"),
           str(params["postinstallcmds"]))
     check(params["postinstallcmds"][1:] == ["wheelmod relink %(installdir)s --toolchain foss-2024a",
                                             "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
     check("postinstallcmds" not in files[BUNDLE]["x86_64"], "relink only where the libraries are")
-    check(any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), "wheelmod is to add")
+    check(not any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), summary["to_add"])
+    # 2023a (GCCcore 12.3.0): no shipped wheelmod easyconfig, so it is to add.
+    _, older = r.generate("relink2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cpu",
+                          "--with-relink")
+    wanted = [item for item in older["to_add"] if item["subject"].startswith("wheelmod ")]
+    check(wanted and "12.3.0" in wanted[0]["reason"] and "13.3.0" in wanted[0]["reason"], older["to_add"])
 
 
 def strip(r):
