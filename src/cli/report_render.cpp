@@ -1,6 +1,7 @@
 #include "report_render.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (only here since fmt 11)
 
 #include "core/errors.hpp"
 #include "core/url.hpp"

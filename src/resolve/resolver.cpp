@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (only here since fmt 11)
 
 #include "core/errors.hpp"
 #include "core/suggest.hpp"
