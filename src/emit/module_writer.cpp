@@ -268,9 +268,9 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
   const auto slash = python_module.find('/');
   if (!python.empty() && slash != std::string::npos &&
       !python_module.substr(slash + 1).starts_with(python + "."))
-    out.warnings.push_back("the module loads " + python_module +
-                           " but the wheels were installed for Python " + python +
-                           ": that Python will not import them");
+    out.python_mismatch = "the module loads " + python_module +
+                          " but the wheels were installed for Python " + python +
+                          ": that Python will not import them";
   return out;
 }
 

@@ -343,6 +343,8 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
   if (module_file) {
     const auto description = emit::describe_installation(module_file->request);
     for (const auto& warning : description.warnings) reporter.on_warning(warning);
+    // install's --python was given on purpose: written, with the warning (`module` refuses).
+    if (!description.python_mismatch.empty()) reporter.on_warning(description.python_mismatch);
     const emit::TemplateSet templates(emit::TemplateSet::default_dir());
     emit::write_module(module_file->target,
                        emit::render_module(description, module_file->syntax, templates),

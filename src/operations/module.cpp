@@ -45,6 +45,15 @@ ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
     emit::check_module_target(*result.target, replace);
   }
   for (const auto& warning : description.warnings) reporter.on_warning(warning);
+  // A module whose Python cannot import the install is not written without --force; printed
+  // with --stdout, with the warning.
+  if (!description.python_mismatch.empty()) {
+    if (!options.force && !options.to_stdout)
+      throw UsageError(request.prefix.string(), description.python_mismatch,
+                       "reinstall for the module's Python (install --python), or pass --force "
+                       "to write the module anyway");
+    reporter.on_warning(description.python_mismatch);
+  }
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),
       options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));

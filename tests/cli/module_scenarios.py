@@ -165,7 +165,7 @@ def lua(r):
     r.install()
     modulepath = os.path.join(r.work, "modules")
     stub_names = r.stubs(modulepath)
-    result = r.module(r.prefix)
+    result = r.module(r.prefix, "--force")
     module_file = os.path.join(modulepath, "all", NAME + ".lua")
     check(f"file: {module_file}" in result.stdout, result.stdout)
     link = os.path.join(modulepath, "ai", NAME + ".lua")
@@ -179,7 +179,7 @@ def tcl(r):
     r.install()
     modulepath = os.path.join(r.work, "tcl-modules")
     stub_names = r.stubs(modulepath, syntax="tcl")
-    r.module(r.prefix, "--syntax", "tcl", "--modulepath", modulepath)
+    r.module(r.prefix, "--force", "--syntax", "tcl", "--modulepath", modulepath)
     module_file = os.path.join(modulepath, "all", NAME)
     with open(module_file) as handle:
         check(handle.readline() == "#%Module\n", "no #%Module line")
@@ -221,8 +221,8 @@ def hostile_text(r):
                      ' "installed": [{"name": "hostile", "version": "1.0", "dist_info": '
                      '"lib/python%s/site-packages/hostile-1.0.dist-info"}]}' % (PYTHON, PYTHON))
     modulepath = os.path.join(r.work, "modules")
-    r.module(prefix)
-    r.module(prefix, "--syntax", "tcl", "--modulepath", os.path.join(r.work, "tcl"))
+    r.module(prefix, "--force")
+    r.module(prefix, "--force", "--syntax", "tcl", "--modulepath", os.path.join(r.work, "tcl"))
     environment, _ = r.lmod(r.base_environment(), "use", os.path.join(modulepath, "all"))
     loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
     check(loaded.get("EBROOTHOSTILE") == prefix, "Lua module not loaded")
@@ -250,7 +250,11 @@ def errors(r):
     check(not os.path.exists(os.path.join(r.work, "modules")), "a module tree was created")
 
     r.install()
-    r.module(r.prefix)
+    # The install is for this Python, the module loads foss-2024a's 3.12: refused without --force.
+    result = r.module(r.prefix, expect=2)
+    check("will not import them" in result.stderr and "--force" in result.stderr, result.stderr)
+    check(not os.path.exists(os.path.join(r.work, "modules")), "a module was written")
+    r.module(r.prefix, "--force")
     module_file = os.path.join(r.work, "modules", "all", NAME + ".lua")
     with open(module_file, "a") as handle:
         handle.write("-- edited by hand\n")

@@ -131,7 +131,9 @@ class Runner:
         the sample tree's directory), `module load` with real Lmod, then `probe` run by the
         module's python3 with LD_LIBRARY_PATH unset; returns what it prints."""
         modulepath = os.path.join(self.work, "modules-" + name.replace("/", "_"))
-        self.wheelmod_run("-q", "module", prefix, "--modulepath", modulepath)
+        # --force: the Python given to install may differ from the generation's (2026.1 has
+        # Python 3.14; this machine runs the wheels with 3.13).
+        self.wheelmod_run("-q", "module", prefix, "--modulepath", modulepath, "--force")
         with open(os.path.join(prefix, "easybuild", "wheelmod-install.json")) as handle:
             provenance = json.load(handle)
         for module in [provenance["toolchain_module"], *provenance["modules"]]:

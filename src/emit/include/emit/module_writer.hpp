@@ -79,6 +79,7 @@ struct ModuleDescription {
   EnvironmentPath python_path;              // PYTHONPATH or EBPYTHONPREFIXES
   std::string generator;
   std::vector<std::string> warnings;  // for the user; the file is written anyway
+  std::string python_mismatch;        // "" or why the module's Python cannot import the wheels
 };
 
 /// Reads the provenance, the main wheel's METADATA (the wheel named like the module, else the
