@@ -33,6 +33,10 @@ test_packages=(
   unzip               # the peer unpacker in the install benchmark
   python3-pycodestyle # the style check EasyBuild's --check-contrib runs on easyconfigs
   clang-format        # the format check of the tree (clang-format 14, tests/layering)
+  python3-torch       # a real libtorch (1.13.1) for swapcheck on real binaries (tests/swapcheck/real)
+  libtorch-dev        # its headers, to build extensions against it in both string ABIs
+  python3-torchvision # a real dependent with C++ extensions, shipped as egg-info
+  pybind11-dev        # the extensions' Python bindings (Debian's torch does not bundle pybind11)
 )
 
 fuzz_packages=(

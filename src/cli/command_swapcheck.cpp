@@ -92,11 +92,18 @@ void render(const swap::SwapcheckReport& report, bool markdown, std::ostream& ou
       out << "    " << r.kind << ": " << swap::describe(r, k_symbols_shown)
           << (r.file.empty() ? "" : "  [" + r.file + "]") << "\n";
   }
-  std::size_t bad = 0;
-  for (const auto& d : report.dependents)
-    if (d.verdict == swap::Verdict::breaks || d.verdict == swap::Verdict::relink_needed) ++bad;
+  std::size_t bad = 0, broken = 0, unknown = 0;
+  for (const auto& d : report.dependents) {
+    bad += d.verdict == swap::Verdict::breaks || d.verdict == swap::Verdict::relink_needed;
+    broken += d.verdict == swap::Verdict::broken_now;
+    unknown += d.verdict == swap::Verdict::unknown;
+  }
   out << (markdown ? "\n" : "") << report.dependents.size() << " dependents, " << bad
-      << (bad == 1 ? " does not survive" : " do not survive") << " the swap as they are\n";
+      << (bad == 1 ? " does not survive" : " do not survive") << " the swap as they are";
+  // Broken now is no verdict on the swap: those do not load with the current torch either.
+  if (broken > 0) out << ", " << broken << " broken now (not loadable with the current torch)";
+  if (unknown > 0) out << ", " << unknown << " unknown (the candidate's version is unknown)";
+  out << "\n";
 }
 
 void run_swapcheck(const SwapcheckCommand& command, CommandContext& context) {
@@ -116,9 +123,12 @@ CommandRunner add_swapcheck_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "swapcheck", "Tell which installed packages survive replacing one torch with another");
   sub->add_option("--current", options.current,
-                  "Prefix of the torch the dependents were installed on")
+                  "The torch the dependents were installed on: an installation prefix (also a "
+                  "distribution's /usr), a site-packages, the torch directory, or an EasyBuild "
+                  "module name under the site's software path")
       ->required();
-  sub->add_option("--candidate", options.candidate, "Prefix of the torch that would replace it")
+  sub->add_option("--candidate", options.candidate,
+                  "The torch that would replace it (the same forms)")
       ->required();
   sub->add_option("--dependents", options.dependents,
                   "Install prefixes, or an EasyBuild software/ tree to scan (repeatable)")

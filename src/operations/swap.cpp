@@ -2,23 +2,49 @@
 
 #include <algorithm>
 
+#include "operations/site.hpp"
 #include "swap/module_alias.hpp"
 
 namespace wheelmod::operations {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A directory as given, else an EasyBuild module name (PyTorch/2.6.0-foss-2024a-CUDA-12.6.0):
+// its installation directory under the site's software path (EasyBuild names those as
+// EasyBuildMNS names the module, whatever the naming scheme).
+fs::path installation_of(const std::string& given, const char* option) {
+  std::error_code error;
+  if (fs::exists(given, error) || given.find('/') == std::string::npos ||
+      fs::path(given).is_absolute())
+    return fs::absolute(given).lexically_normal();
+  const auto site = site_settings("");
+  const auto directory = fs::path(site.software.value) / given;
+  if (fs::is_directory(directory, error)) return directory;
+  throw UsageError(std::string(option) + " " + given,
+                   "neither a directory nor a module installed under " + site.software.value +
+                       " (" + site.software.origin + ")",
+                   "give the installation's prefix, or its module name with EASYBUILD_INSTALLPATH "
+                   "(or --eb-installpath's site) set");
+}
+
+}  // namespace
+
 SwapcheckResult swapcheck(const SwapcheckOptions& options) {
+  const auto current = installation_of(options.current, "--current");
+  const auto candidate = installation_of(options.candidate, "--candidate");
   const std::vector<fs::path> roots(options.dependents.begin(), options.dependents.end());
-  const std::set<fs::path> skip{fs::absolute(options.current).lexically_normal(),
-                                fs::absolute(options.candidate).lexically_normal()};
+  const std::set<fs::path> skip{current, candidate};
   const auto dependents = swap::find_dependents(roots, skip);
-  SwapcheckResult result{swap::swapcheck(options.current, options.candidate, dependents,
+  SwapcheckResult result{swap::swapcheck(current, candidate, dependents,
                                          options.fix ? swap::FixRpath::yes : swap::FixRpath::no),
                          std::nullopt};
   if (!result.report.ok())
     result.failure =
-        CheckFailedError("swapcheck", "some dependents would break or load the old torch",
+        CheckFailedError("swapcheck",
+                         "some dependents would break, are broken now, cannot be judged, or "
+                         "would load the old torch",
                          "see the reasons above; --fix re-points RPATH entries into the current "
                          "prefix for dependents that are otherwise compatible");
   return result;

@@ -9,12 +9,14 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "elf/elf_file.hpp"
+#include "elf/loader.hpp"
 #include "elf/search_path_editor.hpp"
 #include "elf/symbols.hpp"
 #include "pep/marker.hpp"
-#include "pep/metadata.hpp"
 #include "pep/name.hpp"
 #include "prefix/relink.hpp"
+#include "swap/installed_projects.hpp"
+#include "symbol_tables.hpp"
 
 namespace wheelmod::swap {
 
@@ -57,19 +59,44 @@ std::string machine() {
   return ::uname(&name) == 0 ? name.machine : "x86_64";
 }
 
+// Symbols the interpreter defines for the extension modules it loads (CPython's C API): no
+// extension module lists libpython in DT_NEEDED (PEP 3149 builds; python3-config --ldflags
+// --embed is for embedding), so the loader model cannot find them; the running python has them.
+bool interpreter_symbol(const std::string& name) {
+  return name.starts_with("Py") || name.starts_with("_Py");
+}
+
+bool is_broken_now(const Reason& reason) {
+  return reason.kind == "undefined symbol" || reason.kind == "library missing now";
+}
+
 class Checker {
  public:
-  Checker(const TorchInstall& current, const TorchInstall& candidate, FixRpath fix)
-      : m_current(current), m_candidate(candidate), m_fix(fix) {
+  Checker(const TorchInstall& current, const TorchInstall& candidate, FixRpath fix,
+          elf::Loader& loader)
+      : m_current(current), m_candidate(candidate), m_fix(fix), m_loader(loader) {
     for (const auto& [name, version] : candidate.exports)
       if (name.starts_with("_Z")) m_candidate_neutral.insert(abi_neutral(elf::demangle(name)));
+    for (const auto* torch : {&current, &candidate})
+      for (const auto* files : {&torch->library_files, &torch->dependency_files})
+        for (const auto& file : *files)
+          (torch == &current ? m_current_tables : m_candidate_tables).push_back(&m_tables.of(file));
+    for (const auto& file : current.library_files)
+      m_current_torch_tables.push_back(&m_tables.of(file));
   }
+
+  // What a dependent's file loads (closure_of), as symbol tables: `own` every object but the
+  // current torch's libraries, `after` those not reached through them.
+  struct Closure {
+    std::vector<const SymbolTable*> own;
+    std::vector<const SymbolTable*> after;
+    std::set<std::string> met_by_torch;  // DT_NEEDED names the file's own search does not find
+  };
 
   DependentResult check(const fs::path& prefix) {
     DependentResult result;
     result.prefix = prefix;
-    const auto site = prefix::find_site_packages(prefix);
-    check_pins(site, result);
+    check_pins(prefix, result);
     std::vector<std::pair<fs::path, std::string>> relinks;  // file, new search path
     bool imports_cxx = false;
     for (const auto& file : prefix::elf_files(prefix)) {
@@ -77,16 +104,25 @@ class Checker {
       const auto info = elf::read_dynamic(file);
       if (!info) continue;
       const auto relative = file.lexically_relative(prefix).string();
-      imports_cxx |= check_symbols(file, relative, result);
-      check_libraries(relative, *info, result);
+      const auto closure = closure_of(file, relative, result);
+      imports_cxx |= check_symbols(file, relative, closure, result);
+      check_libraries(relative, *info, closure, result);
       if (auto fixed = check_search_path(relative, *info, result))
         relinks.emplace_back(file, *fixed);
     }
     result.stable_abi = result.torch_imports > 0 && !imports_cxx;
-    const bool breaks = std::ranges::any_of(
-        result.reasons, [](const Reason& r) { return r.kind != "RPATH into the current prefix"; });
-    if (breaks) {
+    const bool broken_now = std::ranges::any_of(result.reasons, is_broken_now);
+    const bool breaks = std::ranges::any_of(result.reasons, [](const Reason& r) {
+      return r.kind != "RPATH into the current prefix" && r.kind != "version unknown";
+    });
+    const bool unknown = std::ranges::any_of(
+        result.reasons, [](const Reason& r) { return r.kind == "version unknown"; });
+    if (broken_now) {
+      result.verdict = Verdict::broken_now;
+    } else if (breaks) {
       result.verdict = Verdict::breaks;
+    } else if (unknown) {
+      result.verdict = Verdict::unknown;
     } else if (!relinks.empty() && m_fix == FixRpath::no) {
       result.verdict = Verdict::relink_needed;
     } else {
@@ -104,50 +140,71 @@ class Checker {
   }
 
  private:
-  // Requires-Dist on torch (PEP 440 matching: `torch==2.7.1` admits 2.7.1+cu126).
-  void check_pins(const fs::path& site, DependentResult& result) {
-    std::error_code error;
-    const auto python = site.parent_path().filename().string().substr(6);  // "python3.12"
-    const auto environment = pep::MarkerEnvironment::linux_cpython(python, machine());
+  // Requirements on torch from every metadata form (installed_projects.hpp), with PEP 440
+  // matching (`torch==2.7.1` admits 2.7.1+cu126), for the Python of each package directory.
+  void check_pins(const fs::path& prefix, DependentResult& result) {
     const auto candidate = pep::Version::parse(m_candidate.version);
-    for (const auto& entry : fs::directory_iterator(site, error)) {
-      const auto name = entry.path().filename().string();
-      if (!name.ends_with(".dist-info")) continue;
-      const auto metadata =
-          pep::CoreMetadata::parse(read_file_if_exists(entry.path() / "METADATA").value_or(""));
-      if (!metadata || pep::canonicalize_name(metadata->name) == "torch") continue;
-      result.projects.push_back(metadata->name + " " + metadata->version.str());
-      for (const auto& requirement : metadata->requires_dist) {
-        if (requirement.canonical_name() != "torch" || !requirement.applies_to(environment))
-          continue;
-        if (candidate && !requirement.specifier.contains(*candidate, pep::Prereleases::allow))
-          result.reasons.push_back(
-              {"pin", name, requirement.str() + " is not met by torch " + m_candidate.version});
+    for (const auto& site : python_directories(prefix)) {
+      auto python = python_of(site);
+      if (python.empty()) python = "3";  // markers on python_version then compare with "3"
+      const auto environment = pep::MarkerEnvironment::linux_cpython(python, machine());
+      for (const auto& project : installed_projects(site)) {
+        if (pep::canonicalize_name(project.name) == "torch") continue;
+        result.projects.push_back(project.name + " " + project.version);
+        for (const auto& requirement : project.requirements) {
+          if (requirement.canonical_name() != "torch" || !requirement.applies_to(environment))
+            continue;
+          if (!candidate) {
+            if (!requirement.specifier.str().empty())
+              result.reasons.push_back(
+                  {"version unknown", project.metadata,
+                   requirement.str() + " cannot be checked: the candidate torch's version is "
+                                       "unknown (no dist-info, egg-info or torch/version.py)"});
+          } else if (!requirement.specifier.contains(*candidate, pep::Prereleases::allow)) {
+            result.reasons.push_back(
+                {"pin", project.metadata,
+                 requirement.str() + " is not met by torch " + m_candidate.version});
+          }
+        }
       }
     }
   }
 
-  // Returns whether the file imports C++ (mangled) symbols from torch.
-  // Symbols the candidate lacks are gathered into one reason per kind.
-  bool check_symbols(const fs::path& file, const std::string& relative, DependentResult& result) {
+  // Returns whether the file imports C++ (mangled) symbols from torch. Every import must be
+  // defined now (else the file is broken now) and after the swap: by the candidate's libraries
+  // and what they load, or by what the file loads itself apart from the current torch.
+  bool check_symbols(const fs::path& file, const std::string& relative, const Closure& closure,
+                     DependentResult& result) {
     bool cxx = false;
-    std::vector<std::string> other_abi, missing, wrong_version;
+    std::vector<std::string> undefined, other_abi, missing, wrong_version;
     for (const auto& symbol : elf::read_dynamic_symbols(file).imported) {
-      if (!m_current.exports.contains(symbol.name)) continue;
-      ++result.torch_imports;
-      const bool mangled = symbol.name.starts_with("_Z");
-      cxx |= mangled;
+      if (symbol.weak || interpreter_symbol(symbol.name)) continue;
+      const auto defined_in = [&](const std::vector<const SymbolTable*>& tables) {
+        return std::ranges::any_of(tables, [&](const SymbolTable* table) {
+          return defines(*table, symbol.name, symbol.version);
+        });
+      };
+      const bool from_torch = defined_in(m_current_torch_tables);
+      if (!from_torch && !defined_in(closure.own) && !defined_in(m_current_tables)) {
+        undefined.push_back(elf::demangle(symbol.name) +
+                            (symbol.version ? "@" + *symbol.version : ""));
+        continue;
+      }
+      if (from_torch) {
+        ++result.torch_imports;
+        cxx |= symbol.name.starts_with("_Z");
+      }
+      if (defined_in(closure.after) || defined_in(m_candidate_tables)) continue;
       if (const auto found = m_candidate.exports.find(symbol.name);
-          found != m_candidate.exports.end()) {
+          found != m_candidate.exports.end() && symbol.version) {
         // A versioned import binds only to that version (gABI symbol versioning).
-        if (!symbol.version || *symbol.version == found->second) continue;
         wrong_version.push_back(elf::demangle(symbol.name) + " (needed at version " +
                                 *symbol.version + ", the candidate has " +
                                 (found->second.empty() ? "it unversioned" : found->second) + ")");
         continue;
       }
       auto readable = elf::demangle(symbol.name);
-      if (mangled && m_candidate_neutral.contains(abi_neutral(readable)))
+      if (symbol.name.starts_with("_Z") && m_candidate_neutral.contains(abi_neutral(readable)))
         other_abi.push_back(std::move(readable));
       else
         missing.push_back(std::move(readable));
@@ -160,18 +217,72 @@ class Checker {
           {kind, relative, std::to_string(count) + (count == 1 ? " symbol " : " symbols ") + what,
            std::move(symbols)});
     };
+    add(undefined, "undefined symbol",
+        "nothing it loads defines, with the current torch (it does not load now)");
     add(other_abi, "C++ ABI mismatch",
         "the candidate has only for the other _GLIBCXX_USE_CXX11_ABI");
-    add(missing, "API change", "not in the candidate's libraries");
+    add(missing, "API change", "not defined after the swap (not in the candidate's libraries)");
     add(wrong_version, "API change", "at another symbol version in the candidate");
     return cxx;
   }
 
+  // What `file` loads (ld.so's search, elf::Loader), as symbol tables: `own` every object but the
+  // current torch's libraries, `after` those not reached through them (what the candidate's
+  // libraries bring instead comes with m_candidate_tables). A DT_NEEDED no directory has is met
+  // by torch when it is one of torch's names (torch is imported first, and ld.so reuses an
+  // object loaded under that SONAME); otherwise the file does not load now.
+  Closure closure_of(const fs::path& file, const std::string& relative, DependentResult& result) {
+    Closure out;
+    std::optional<elf::CheckResult> checked;
+    try {
+      checked = m_loader.check(file);
+    } catch (const Error&) {
+      return out;
+    }
+    if (!checked) return out;
+    std::vector<bool> via_torch(checked->objects.size(), false);
+    for (std::size_t i = 1; i < checked->objects.size(); ++i) {
+      const auto& object = checked->objects[i];
+      std::error_code error;
+      auto real = fs::canonical(object.path, error);
+      if (error) real = fs::path(object.path);
+      const bool torch = m_current.library_files.contains(real);
+      via_torch[i] = torch || (object.loader && via_torch[*object.loader]);
+      if (torch) continue;
+      const auto* table = &m_tables.of(real);
+      out.own.push_back(table);
+      if (!via_torch[i]) out.after.push_back(table);
+    }
+    std::vector<std::string> not_found;
+    for (const auto& object : checked->objects)
+      for (const auto& needed : object.needed) {
+        if (needed.status != elf::NeededStatus::missing &&
+            needed.status != elf::NeededStatus::invalid)
+          continue;
+        // torch and what it loads are in the process before the dependent.
+        if (m_current.libraries.contains(needed.name) || m_current.needed.contains(needed.name))
+          out.met_by_torch.insert(needed.name);
+        else if (std::ranges::find(not_found, needed.name) == not_found.end())
+          not_found.push_back(needed.name);
+      }
+    if (!not_found.empty()) {
+      std::string names;
+      for (const auto& name : not_found) names += (names.empty() ? "" : ", ") + name;
+      result.reasons.push_back({"library missing now", relative,
+                                names + ": not found by the loader (RPATH/RUNPATH, ld.so.cache, "
+                                        "the system directories), and not one of torch's"});
+    }
+    return out;
+  }
+
+  // A library the file needs and does not find by itself (met by torch now) that the candidate
+  // neither is nor loads.
   void check_libraries(const std::string& relative, const elf::DynamicInfo& info,
-                       DependentResult& result) {
+                       const Closure& closure, DependentResult& result) {
     for (const auto& needed : info.needed) {
       const bool torch_library = m_current.libraries.contains(needed);
-      const bool torch_dependency = m_current.needed.contains(needed);
+      const bool torch_dependency =
+          m_current.needed.contains(needed) && closure.met_by_torch.contains(needed);
       if (torch_library && !m_candidate.libraries.contains(needed))
         result.reasons.push_back({"library not provided", relative,
                                   needed + " is in the current torch/lib, not in the candidate's"});
@@ -223,17 +334,15 @@ class Checker {
   const TorchInstall& m_current;
   const TorchInstall& m_candidate;
   FixRpath m_fix;
+  elf::Loader& m_loader;
+  SymbolTables m_tables;
+  std::vector<const SymbolTable*> m_current_tables;        // torch's libraries and what they load
+  std::vector<const SymbolTable*> m_candidate_tables;      // the same of the candidate
+  std::vector<const SymbolTable*> m_current_torch_tables;  // the current torch's libraries
   std::unordered_set<std::string> m_candidate_neutral;  // the candidate's C++ exports, ABI-neutral
 };
 
-bool is_prefix(const fs::path& directory) {
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(directory / "lib", error))
-    if (entry.path().filename().string().starts_with("python") &&
-        fs::is_directory(entry.path() / "site-packages", error))
-      return true;
-  return false;
-}
+bool is_prefix(const fs::path& directory) { return !python_directories(directory).empty(); }
 
 }  // namespace
 
@@ -245,8 +354,12 @@ std::string_view verdict_text(Verdict verdict) {
       return "compatible";
     case Verdict::relink_needed:
       return "relink needed";
+    case Verdict::unknown:
+      return "unknown";
     case Verdict::breaks:
       return "breaks";
+    case Verdict::broken_now:
+      return "broken now";
   }
   return "breaks";
 }
@@ -299,13 +412,16 @@ std::vector<fs::path> find_dependents(const std::vector<fs::path>& roots,
 
 SwapcheckReport swapcheck(const fs::path& current, const fs::path& candidate,
                           const std::vector<fs::path>& dependents, FixRpath fix) {
-  SwapcheckReport report{read_torch_install(current), read_torch_install(candidate), {}};
-  Checker checker(report.current, report.candidate, fix);
+  elf::Loader loader(elf::host_environment());
+  SwapcheckReport report{
+      read_torch_install(current, loader), read_torch_install(candidate, loader), {}};
+  Checker checker(report.current, report.candidate, fix, loader);
   for (const auto& dependent : dependents) {
     auto result = checker.check(dependent);
     if (report.current.cxx11_abi && report.candidate.cxx11_abi &&
         *report.current.cxx11_abi != *report.candidate.cxx11_abi && result.torch_imports > 0 &&
-        !result.stable_abi && result.verdict != Verdict::breaks) {
+        !result.stable_abi && result.verdict != Verdict::breaks &&
+        result.verdict != Verdict::broken_now) {
       // Every C++ symbol may still resolve (inline-only use), but std::string
       // objects cross the boundary with two layouts.
       result.reasons.push_back({"C++ ABI mismatch", "",

@@ -202,14 +202,64 @@ def write(path, text):
 
 
 def errors(r):
-    """Not a torch prefix, or no such directory: exit 2 with the reason."""
+    """Not a torch prefix, or no such directory: exit 2 with the reason; a torch/lib of dangling
+    symlinks is refused; one of symlinks to the libraries reads as the libraries do; a candidate
+    of unknown version makes pinned dependents unknown."""
     torches = r.matrix["torches"]
     dependent = r.matrix["dependents"]["torchmetrics"]["prefix"]
     result = r.swapcheck(dependent, torches["torch-source-2.7.1"]["prefix"], dependent, expect=2)
-    check("no torch/lib" in result.stderr, result.stderr)
+    check("no torch package" in result.stderr, result.stderr)
     result = r.swapcheck(torches["torch-wheel-2.7.1"]["prefix"], torches["torch-source-2.7.1"]["prefix"],
                          os.path.join(r.work, "missing"), expect=2)
     check("not a directory" in result.stderr, result.stderr)
+
+    # A torch/lib of dangling symlinks (as Debian's can be, without the libraries): refused, not
+    # "0 exported symbols, everything safe".
+    dangling = os.path.join(r.work, "dangling")
+    package = os.path.join(dangling, "lib", "python3.11", "site-packages", "torch")
+    os.makedirs(os.path.join(package, "lib"))
+    open(os.path.join(package, "__init__.py"), "w").close()
+    for name in ("libtorch.so", "libc10.so", "libtorch_cpu.so"):
+        os.symlink("/nonexistent/" + name + ".1.13", os.path.join(package, "lib", name))
+    dependents = r.matrix["dependents"]
+    result = r.swapcheck(dangling, dangling, dependents["torchvision-on-wheel"]["prefix"], expect=2)
+    check("no libtorch exports" in result.stderr and package in result.stderr, result.stderr)
+
+    # The candidate's libraries reached through symlinks (torch/lib -> another directory): the
+    # same verdicts as the real files give, not "libc.so.6 comes with the current torch's
+    # dependencies".
+    linked = os.path.join(r.work, "linked")
+    shutil.copytree(torches["torch-source-2.7.1"]["prefix"], linked, symlinks=True)
+    linked_lib = os.path.join(linked, "lib", "python3.11", "site-packages", "torch", "lib")
+    real_lib = os.path.join(r.work, "linked-real-lib")
+    shutil.move(linked_lib, real_lib)
+    os.makedirs(linked_lib)
+    for name in os.listdir(real_lib):
+        os.symlink(os.path.join(real_lib, name), os.path.join(linked_lib, name))
+    wheel = torches["torch-wheel-2.7.1"]["prefix"]
+    on_wheel = dependents["torchvision-on-wheel"]["prefix"]
+    direct = json.loads(r.swapcheck(wheel, torches["torch-source-2.7.1"]["prefix"], on_wheel,
+                                    extra=("--format", "json")).stdout)
+    through = json.loads(r.swapcheck(wheel, linked, on_wheel, extra=("--format", "json")).stdout)
+    check(through["candidate"]["exported_symbols"] == direct["candidate"]["exported_symbols"] > 0,
+          f"{through['candidate']} vs {direct['candidate']}")
+    check([d["verdict"] for d in through["dependents"]] == [d["verdict"] for d in direct["dependents"]]
+          and [x["kind"] for d in through["dependents"] for x in d["reasons"]]
+          == [x["kind"] for d in direct["dependents"] for x in d["reasons"]],
+          f"{through['dependents']} vs {direct['dependents']}")
+
+    # A candidate whose version nothing tells: pinned dependents are unknown, never compatible.
+    nameless = os.path.join(r.work, "nameless")
+    shutil.copytree(torches["torch-source-2.7.1"]["prefix"], nameless, symlinks=True)
+    site = os.path.join(nameless, "lib", "python3.11", "site-packages")
+    shutil.rmtree(os.path.join(site, "torch-2.7.1.dist-info"))
+    os.remove(os.path.join(site, "torch", "version.py"))
+    report = json.loads(r.swapcheck(torches["torch-source-2.7.1"]["prefix"], nameless,
+                                    dependents["torchmetrics"]["prefix"],
+                                    dependents["torchvision-on-source"]["prefix"],
+                                    extra=("--format", "json"), expect=6).stdout)
+    verdicts = {os.path.basename(d["prefix"]): d["verdict"] for d in report["dependents"]}
+    check(verdicts == {"torchmetrics": "unknown", "torchvision-on-source": "compatible"}, verdicts)
 
 
 SCENARIOS = {f.__name__: f for f in (matrix, fix, scan, module_swap, errors)}

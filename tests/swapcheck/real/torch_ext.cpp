@@ -7,11 +7,10 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <pybind11/pybind11.h>
 #include <torch/csrc/autograd/generated/variable_factories.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <torch/csrc/utils/pybind.h>  // at::Tensor <-> torch.Tensor (libtorch_python)
-
-#include <pybind11/pybind11.h>
 
 #ifndef WHEELMOD_EXT_NAME
 #error "compile with -DWHEELMOD_EXT_NAME=<module name>"

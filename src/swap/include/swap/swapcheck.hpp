@@ -1,7 +1,9 @@
 // Stage 2: can a source-built PyTorch (candidate) replace the wheel one (current) under the
-// packages installed on it? Per dependent: safe (Python only), compatible (every symbol it takes
-// from the current torch is in the candidate's, same C++ ABI, pins and CUDA major met), breaks
-// (with every reason), or relink needed (absolute RPATH into the current prefix; --fix re-points).
+// packages installed on it? Per dependent: safe (Python only), compatible (every symbol it imports
+// is defined after the swap — by the candidate's libraries or the rest of what it loads — same
+// C++ ABI, pins and CUDA major met), breaks (with every reason), relink needed (absolute RPATH
+// into the current prefix; --fix re-points), or broken now (it does not load even with the
+// current torch: a symbol nothing defines, a library not found).
 #pragma once
 
 #include <cstddef>
@@ -12,13 +14,19 @@
 #include <unordered_map>
 #include <vector>
 
+namespace wheelmod::elf {
+class Loader;
+}
+
 namespace wheelmod::swap {
 
 /// What a torch installation offers its dependents.
 struct TorchInstall {
-  std::filesystem::path prefix;
-  std::filesystem::path torch_lib;  // site-packages/torch/lib
-  std::string version;              // 2.7.1+cu126 (torch's METADATA)
+  std::filesystem::path prefix;     // as given, absolute
+  std::filesystem::path package;    // .../site-packages/torch (or dist-packages/torch)
+  std::filesystem::path torch_lib;  // package/lib (may be symlinks, or absent)
+  std::string version;              // 2.7.1+cu126; "" when no metadata nor version.py says
+  std::string version_source;       // torch-2.7.1.dist-info, torch-….egg-info, torch/version.py
   /// Symbols its libraries export at a default version -> GNU version ("" when unversioned).
   /// Hashed: dependents' imports make hundreds of thousands of lookups per scan.
   std::unordered_map<std::string, std::string> exports;
@@ -27,17 +35,30 @@ struct TorchInstall {
   std::optional<bool> cxx11_abi;    // from the mangling of its std::string functions
   std::optional<int> cuda_major;    // from +cuXY, or libcudart.so.N
   bool rocm = false;
+  std::set<std::filesystem::path> library_files;     // torch's own, real paths
+  std::set<std::filesystem::path> dependency_files;  // what they load besides, real paths
 };
 
-/// Reads a prefix holding lib/pythonX.Y/site-packages/torch; UsageError when there is none.
-TorchInstall read_torch_install(const std::filesystem::path& prefix);
+/// The torch package of an installation: `given` itself (a torch directory), given/torch (a
+/// site-packages), or PREFIX/{lib,lib64,local/lib}/python*/{site,dist}-packages/torch.
+std::optional<std::filesystem::path> find_torch_package(const std::filesystem::path& given);
 
-enum class Verdict { safe, compatible, relink_needed, breaks };
+/// Reads the installation at `given` (see find_torch_package): version from torch's dist-info,
+/// egg-info, else torch/version.py; libraries as `loader` resolves torch/_C*.so and torch/lib.
+/// UsageError (exit 2, naming the directory) when there is no torch package or its libraries
+/// export nothing.
+TorchInstall read_torch_install(const std::filesystem::path& given, elf::Loader& loader);
+TorchInstall read_torch_install(const std::filesystem::path& given);  // with this host's loader
+
+/// unknown: it pins torch and the candidate's version cannot be determined (no metadata, no
+/// version.py): neither compatible nor known to break.
+enum class Verdict { safe, compatible, relink_needed, unknown, breaks, broken_now };
 std::string_view verdict_text(Verdict verdict);
 
 struct Reason {
   std::string kind;    // "C++ ABI mismatch", "API change", "pin", "CUDA major", "library not
-                       // provided", "RPATH into the current prefix"
+                       // provided", "RPATH into the current prefix", "version unknown"; broken
+                       // now: "undefined symbol", "library missing now"
   std::string file;    // the ELF file or dist-info it concerns, relative to the dependent's prefix
   std::string detail;  // what is wrong: the requirement, the library, the entry, how many symbols
   /// For the symbol kinds, one reason per file and kind names every symbol (demangled) in import
@@ -55,7 +76,7 @@ struct DependentResult {
   bool stable_abi = false;  // imports only the stable C ABI (aoti_torch_*)
   std::size_t elf_files = 0;
   std::size_t torch_imports = 0;  // symbols it takes from the current torch
-  std::vector<Reason> reasons;    // why it breaks, or what needs relinking
+  std::vector<Reason> reasons;    // why it breaks (or is broken now, unknown), what to relink
   bool fixed = false;             // --fix re-pointed its RPATH entries
 };
 
