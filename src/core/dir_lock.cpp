@@ -11,6 +11,7 @@
 #include <sys/file.h>
 
 #include "core/errors.hpp"
+#include "core/own_file.hpp"
 
 namespace wheelmod {
 
@@ -43,11 +44,8 @@ DirectoryLock DirectoryLock::acquire(const std::filesystem::path& directory,
     throw IoError(directory.string(), "cannot create the directory: " + error.message(),
                   "check the path and its permissions");
   const auto path = directory / name;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd)
-    throw IoError(path.string(),
-                  std::string("cannot create the lock file: ") + std::strerror(errno),
-                  "check that the directory is writable");
+  // Never through a link planted under the name: the file is truncated below.
+  UniqueFd fd = open_own_file(path, ExistingFile::reuse, O_RDWR);
   if (flock_retrying(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK)
       throw IoError(path.string(), std::string("cannot lock: ") + std::strerror(errno),

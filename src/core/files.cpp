@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/own_file.hpp"
 #include "core/unique_fd.hpp"
 
 namespace wheelmod {
@@ -112,8 +113,7 @@ fs::path temporary_for(const fs::path& file) {
 // the rename publishes it, or a crash could leave an empty file under the
 // final name.
 void write_temporary(const fs::path& temporary, std::string_view text, Flush flush) {
-  const UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
-  if (!fd) throw_io(temporary, "cannot create", errno);
+  const UniqueFd fd = open_own_file(temporary, ExistingFile::replace, O_WRONLY, 0666);
   write_all(fd.get(), text, temporary);
   if (flush == Flush::now && ::fsync(fd.get()) != 0)
     throw_io(temporary, "cannot flush to disk", errno);

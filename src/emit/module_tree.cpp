@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "core/errors.hpp"
+#include "core/own_file.hpp"
 #include "core/unique_fd.hpp"
 #include "emit/module_writer.hpp"
 
@@ -116,8 +117,7 @@ void write_module(const ModuleTarget& target, std::string_view text, ReplaceModu
   }
   const fs::path temporary = temporary_beside(target.file);
   {
-    UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
-    if (!fd) throw_io(temporary, "cannot create", errno);
+    UniqueFd fd = open_own_file(temporary, ExistingFile::replace, O_WRONLY, 0666);
     std::string_view rest = text;
     while (!rest.empty()) {
       const auto written = ::write(fd.get(), rest.data(), rest.size());

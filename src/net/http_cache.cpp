@@ -1,8 +1,10 @@
 #include "http_cache.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <system_error>
@@ -11,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/own_file.hpp"
 #include "core/url.hpp"
 #include "hash/sha256.hpp"
 
@@ -42,15 +45,19 @@ bool write_atomically(const std::filesystem::path& path, std::string_view data) 
   static std::atomic<std::uint64_t> counter{0};
   auto temp = path;
   temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return false;
+  try {
+    const UniqueFd out = open_own_file(temp, ExistingFile::replace, O_WRONLY);
+    std::string_view rest = data;
+    while (!rest.empty()) {
+      const auto written = ::write(out.get(), rest.data(), rest.size());
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) throw IoError(temp.string(), "cannot write");
+      rest.remove_prefix(static_cast<std::size_t>(written));
     }
+  } catch (const IoError&) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    return false;
   }
   std::error_code error;
   std::filesystem::rename(temp, path, error);

@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/own_file.hpp"
 #include "core/unique_fd.hpp"
 #include "core/url.hpp"
 
@@ -82,9 +83,10 @@ void write_resume_info(const fs::path& destination, const ResumeInfo& info) {
   const auto final_path = resume_info_path(destination);
   const auto temporary = temporary_beside(final_path);
   {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << document.dump() << '\n';
-    if (!out.flush()) fail(temporary, "cannot write", errno);
+    const UniqueFd out = open_own_file(temporary, ExistingFile::replace, O_WRONLY);
+    const auto text = document.dump() + '\n';
+    if (::write(out.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+      fail(temporary, "cannot write", errno);
   }
   std::error_code error;
   fs::rename(temporary, final_path, error);
@@ -111,8 +113,7 @@ void commit_part(const fs::path& destination) {
 hash::FileDigest copy_hashing(const fs::path& from, const fs::path& to) {
   const UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in) fail(from, "cannot open", errno);
-  const UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!out) fail(to, "cannot create", errno);
+  const UniqueFd out = open_own_file(to, ExistingFile::replace, O_WRONLY);
   std::vector<std::uint8_t> block(256 * 1024);
   hash::Sha256 hasher;
   hash::FileDigest digest;

@@ -9,6 +9,7 @@
 
 #include <sys/stat.h>
 
+#include "core/own_file.hpp"
 #include "core/url.hpp"
 #include "hash/sha256.hpp"
 #include "part_file.hpp"
@@ -164,10 +165,10 @@ void Transfer::decide_body_target() {
   const long code = status();
   if (code == 200 || (code == 206 && have() > 0)) {
     const auto part = part_path(m_request.destination);
-    m_part = UniqueFd(::open(part.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
-    if (!m_part) {
-      m_abort = IoError(part.string(), std::string("cannot create: ") + std::strerror(errno),
-                        "check that the destination directory is writable");
+    try {
+      m_part = open_own_file(part, ExistingFile::reuse, O_WRONLY);  // kept: resumed
+    } catch (IoError& error) {
+      m_abort = std::move(error);
       return;
     }
   }

@@ -1,8 +1,12 @@
 #include "dist_info.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <exception>
 #include <fstream>
 #include <iterator>
@@ -14,6 +18,7 @@
 #include "core/cpus.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/own_file.hpp"
 #include "hash/sha256.hpp"
 #include "pep/name.hpp"
 #include "pep/record.hpp"
@@ -26,9 +31,13 @@ namespace fs = std::filesystem;
 namespace {
 
 void write_text(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out.flush()) throw IoError(path.string(), "cannot write");
+  const UniqueFd out = open_own_file(path, ExistingFile::replace, O_WRONLY);
+  while (!text.empty()) {
+    const auto written = ::write(out.get(), text.data(), text.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) throw IoError(path.string(), "cannot write");
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
 }
 
 pep::RecordEntry record_entry(const fs::path& file, std::string relative) {

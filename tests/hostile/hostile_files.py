@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Links planted under the names wheelmod creates in directories others can write.
+
+    hostile_files.py --wheelmod BIN --sample SAMPLE GROUP
+
+Groups:
+  planted  a symbolic link, a hard link and a FIFO put where wheelmod makes its lock files
+           (fetch's DEST/.wheelmod-fetch.lock, install's PARENT/.NAME.wheelmod.lock, mirror's
+           DEST/.wheelmod-mirror.lock) and its download's .part: wheelmod refuses (exit 4,
+           naming the file), never writes through the link (the canary it points to keeps its
+           bytes), never blocks on the FIFO, and leaves no result behind.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from hostile_support import Suite, check, check_error
+
+CANARY = b"canary: a file wheelmod must never write\n" * 4
+WHEEL = "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl"
+
+
+class Work:
+    def __init__(self, suite, sample):
+        self.suite = suite
+        self.sample = sample
+        self.root = tempfile.mkdtemp(prefix="wheelmod-planted-")
+        self.canary = os.path.join(self.root, "canary")
+
+    def close(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def fresh(self, name):
+        """An empty directory for one case and a new canary."""
+        directory = os.path.join(self.root, name)
+        os.makedirs(directory)
+        with open(self.canary, "wb") as handle:
+            handle.write(CANARY)
+        return directory
+
+    def plant(self, path, kind):
+        if kind == "symlink":
+            os.symlink(self.canary, path)
+        elif kind == "hardlink":
+            os.link(self.canary, path)
+        else:
+            os.mkfifo(path)
+
+    def check_canary(self):
+        with open(self.canary, "rb") as handle:
+            check(handle.read() == CANARY, "the file the planted link points to was written")
+
+    def selection(self):
+        return ["--toolchain", "foss-2024a", "--accelerator", "cpu", "--python", "3.12",
+                "--arch", "x86_64", "--glibc", "2.28", "--index",
+                "file://" + os.path.join(self.sample, "whl")]
+
+    def fetch(self, dest):
+        return self.suite.wheelmod_run("fetch", "torch==2.6.0", "--no-deps", *self.selection(),
+                                       "--dest", dest, "--cache-dir",
+                                       os.path.join(self.root, "cache-" + os.path.basename(dest)),
+                                       timeout=60)
+
+
+def planted(args):
+    suite = Suite(args.wheelmod, "links planted under wheelmod's own file names",
+                  "wheelmod fetch/install/mirror with DEST or PARENT writable by others")
+    work = Work(suite, args.sample)
+
+    def fetch_lock(kind):
+        dest = work.fresh(f"fetch-lock-{kind}")
+        work.plant(os.path.join(dest, ".wheelmod-fetch.lock"), kind)
+        result = work.fetch(dest)
+        check_error(result, 4, r"\.wheelmod-fetch\.lock")
+        work.check_canary()
+        check(not os.path.exists(os.path.join(dest, WHEEL)), "fetched through the planted lock")
+        return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
+
+    def part_file(kind):
+        """A file:// copy replaces whatever is under the .part name (removing a link, never
+        writing through it); a resumable HTTP .part is reused only when it is a regular file
+        with one link (own_file.hpp), else exit 4."""
+        dest = work.fresh(f"part-{kind}")
+        work.plant(os.path.join(dest, WHEEL + ".part"), kind)
+        result = work.fetch(dest)
+        work.check_canary()
+        wheel = os.path.join(dest, WHEEL)
+        if result.returncode == 4:
+            check_error(result, 4, r"\.part")
+            check(not os.path.exists(wheel), "a wheel published from the .part")
+            return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
+        check(result.returncode == 0, result.describe())
+        check(os.path.isfile(wheel) and not os.path.islink(wheel)
+              and not os.path.samefile(wheel, work.canary), "the fetched wheel is the planted link")
+        return "exit 0: the planted entry replaced, not written through"
+
+    def prefix_lock(kind):
+        parent = work.fresh(f"prefix-lock-{kind}")
+        wheel_dir = work.fresh(f"prefix-lock-{kind}-wheel")
+        check(work.fetch(wheel_dir).returncode == 0, "the wheel for the install case")
+        work.plant(os.path.join(parent, ".torch.wheelmod.lock"), kind)
+        result = suite.wheelmod_run("install", "--wheel", os.path.join(wheel_dir, WHEEL),
+                                    "--toolchain", "foss-2024a", "--python", "3.12",
+                                    "--no-compile", "--prefix", os.path.join(parent, "torch"),
+                                    timeout=120)
+        check_error(result, 4, r"\.torch\.wheelmod\.lock")
+        work.check_canary()
+        check(not os.path.exists(os.path.join(parent, "torch")), "installed through the lock")
+        return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
+
+    def mirror_lock(kind):
+        dest = work.fresh(f"mirror-lock-{kind}")
+        work.plant(os.path.join(dest, ".wheelmod-mirror.lock"), kind)
+        spec = os.path.join(work.root, f"spec-{kind}.yaml")
+        with open(spec, "w") as handle:
+            handle.write(f"index: file://{os.path.join(work.sample, 'whl')}\nvariants: [cpu]\n"
+                         "packages:\n  torch: '==2.6.0'\npython: ['3.12']\narches: [x86_64]\n"
+                         "glibc: '2.28'\ndependencies: false\n")
+        result = suite.wheelmod_run("mirror", spec, "--dest", dest, timeout=120)
+        check_error(result, 4, r"\.wheelmod-mirror\.lock")
+        work.check_canary()
+        check(not os.path.exists(os.path.join(dest, "wheelmod-mirror.json")),
+              "mirrored through the planted lock")
+        return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
+
+    cases = []
+    for kind in ("symlink", "hardlink", "fifo"):
+        cases += [(f"fetch lock: {kind}", lambda k=kind: fetch_lock(k)),
+                  (f"download .part: {kind}", lambda k=kind: part_file(k)),
+                  (f"prefix lock: {kind}", lambda k=kind: prefix_lock(k)),
+                  (f"mirror lock: {kind}", lambda k=kind: mirror_lock(k))]
+    return suite.run_all(cases, work, "exit 4 naming the planted file; the file it points to "
+                                      "unchanged; no wheel, prefix or manifest written")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wheelmod", required=True)
+    parser.add_argument("--sample", required=True)
+    parser.add_argument("group", choices=["planted"])
+    args = parser.parse_args()
+    args.sample = os.path.abspath(args.sample)
+    return {"planted": planted}[args.group](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
