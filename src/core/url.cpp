@@ -3,7 +3,9 @@
 #include "core/url.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 namespace wheelmod {
@@ -326,5 +328,55 @@ std::string Url::masked() const {
 }
 
 std::string mask_credentials(std::string_view url) { return Url(std::string(url)).masked(); }
+
+namespace {
+
+// scheme://[userinfo@]host[:port]: (text before the authority, userinfo with '@', the rest).
+struct Authority {
+  std::string before;
+  std::string userinfo;  // "user:secret@", or ""
+  std::string host_and_rest;
+};
+
+std::optional<Authority> split_authority(std::string_view url) {
+  const auto start = url.find("://");
+  if (start == std::string_view::npos) return std::nullopt;
+  const auto begin = start + 3;
+  const auto end = url.find_first_of("/?#", begin);
+  const auto authority = url.substr(begin, end == std::string_view::npos ? url.npos : end - begin);
+  const auto at = authority.rfind('@');
+  Authority out{std::string(url.substr(0, begin)), "", std::string(url.substr(begin))};
+  if (at != std::string_view::npos) {
+    out.userinfo = std::string(authority.substr(0, at + 1));
+    out.host_and_rest = std::string(url.substr(begin + at + 1));
+  }
+  return out;
+}
+
+std::string lower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::string without_credentials(std::string_view url) {
+  const auto parts = split_authority(url);
+  if (!parts) return std::string(url);
+  return parts->before + parts->host_and_rest;
+}
+
+std::string with_credentials_of(std::string_view url, std::string_view source) {
+  const auto target = split_authority(url);
+  const auto given = split_authority(source);
+  if (!target || !given || !target->userinfo.empty() || given->userinfo.empty())
+    return std::string(url);
+  const auto host_of = [](const Authority& parts) {
+    return lower(parts.before +
+                 parts.host_and_rest.substr(0, parts.host_and_rest.find_first_of("/?#")));
+  };
+  if (host_of(*target) != host_of(*given)) return std::string(url);
+  return target->before + given->userinfo + target->host_and_rest;
+}
 
 }  // namespace wheelmod

@@ -9,6 +9,7 @@
 
 #include "core/dir_lock.hpp"
 #include "core/files.hpp"
+#include "core/url.hpp"
 #include "hash/sha256.hpp"
 #include "index_client/metadata_source.hpp"
 #include "layout.hpp"
@@ -231,7 +232,7 @@ class Sync {
       ManifestFile entry;
       entry.filename = stored;
       entry.project = file.project;
-      entry.url = file.link.url;
+      entry.url = without_credentials(file.link.url);  // the manifest is published: no secret
       entry.sha256 = result->sha256;
       entry.sha256_from_index = result->sha256_from_index;
       entry.size = result->size;
@@ -275,7 +276,9 @@ class Sync {
       change(ChangeKind::corrupt, filename, entry.project, entry.size, problem);
       if (m_options.repair) {
         fs::remove(path, error);  // the downloader would take a wrong file as a .part to resume
-        repairs.push_back({entry.url, path, entry.sha256, entry.size, filename});
+        // Stored without credentials; the spec's index URL gives them again for its host.
+        repairs.push_back({with_credentials_of(entry.url, m_spec.index), path, entry.sha256,
+                           entry.size, filename});
       }
     }
     if (repairs.empty()) return;
@@ -327,7 +330,7 @@ class Sync {
             " ...` so that EasyBuild finds them first");
       }
     }
-    m_manifest.source_index = m_spec.index;
+    m_manifest.source_index = without_credentials(m_spec.index);
     // The wheels and .metadata files reach the disk before the manifest
     // that vouches for them (one syncfs instead of an fsync per file).
     flush_file_system(m_options.dest);

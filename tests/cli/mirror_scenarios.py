@@ -378,6 +378,37 @@ def http(r):
     check(second["pages_written"] == 0, f"re-run wrote {second['pages_written']} pages")
 
 
+def http_credentials(r):
+    """An index URL with credentials: the mirror works, and no file it writes (the manifest, the
+    pages, the cache) holds the password, since docs/mirror.md says to publish the directory;
+    --verify --repair fetches a damaged file again with the spec's credentials."""
+    secret = f"s3cret-{os.getpid()}"
+    url = r.state_url(r.http_state, "nginx")
+    with_secret = url.replace("://", f"://mirror:{secret}@", 1)
+    spec = r.write_spec("credentials.yaml", index=with_secret)
+    report, result = r.mirror(spec=spec)
+    check(report["downloads"] > 10, f"{report['downloads']} downloads")
+    check(secret not in result.stdout + result.stderr, "the password is printed")
+    leaks = []
+    for directory in (r.dest, os.path.join(r.work, "cache")):
+        for root, _, names in os.walk(directory):
+            for name in names:
+                path = os.path.join(root, name)
+                if not os.path.islink(path):
+                    with open(path, "rb") as handle:
+                        if secret.encode() in handle.read():
+                            leaks.append(path)
+    check(not leaks, f"the password is stored in {leaks[:5]}")
+    manifest = r.manifest()
+    check(manifest["source_index"] == url, manifest["source_index"])
+    damaged = next(k for k in manifest["files"] if k.endswith(".whl"))
+    with open(os.path.join(r.dest, "files", damaged), "r+b") as handle:
+        handle.write(b"XX")
+    repaired, _ = r.mirror("--verify", "--repair", spec=spec)
+    check(repaired["downloads"] == 1, f"repair downloads: {repaired['downloads']}")
+    r.mirror("--verify", spec=spec)
+
+
 def http_faults(r):
     """Through the fault server: the first three answers break off halfway (pages or wheels,
     whichever come first); the mirror retries, resumes and ends whole."""
@@ -449,7 +480,7 @@ def bad_spec(r):
 
 
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
-                                          killed, pip_nginx, http, http_faults, eb_sourcepath, size_limit,
+                                          killed, pip_nginx, http, http_credentials, http_faults, eb_sourcepath, size_limit,
                                           bad_spec)}
 
 

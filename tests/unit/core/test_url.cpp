@@ -316,3 +316,22 @@ TEST_CASE("Url splits a URL into what wheelmod asks of it", "[core][url]") {
   CHECK(copied.masked() == "https://u:***@h/a");
   CHECK(copied.host() == "h");
 }
+
+TEST_CASE("credentials are stored nowhere and given back at run time", "[core][url]") {
+  using wheelmod::with_credentials_of;
+  using wheelmod::without_credentials;
+  CHECK(without_credentials("https://user:secret@host:8443/whl/x.whl") ==
+        "https://host:8443/whl/x.whl");
+  CHECK(without_credentials("https://token@host/whl/") == "https://host/whl/");
+  CHECK(without_credentials("https://host/a@b") == "https://host/a@b");  // '@' in the path
+  CHECK(without_credentials("file:///srv/whl") == "file:///srv/whl");
+  const std::string index = "https://user:secret@Host:8443/whl";
+  CHECK(with_credentials_of("https://host:8443/whl/cu126/x.whl", index) ==
+        "https://user:secret@host:8443/whl/cu126/x.whl");
+  // Another host, scheme or port gets nothing; a URL with its own userinfo keeps it.
+  CHECK(with_credentials_of("https://files.host/x.whl", index) == "https://files.host/x.whl");
+  CHECK(with_credentials_of("http://host:8443/x.whl", index) == "http://host:8443/x.whl");
+  CHECK(with_credentials_of("https://host/x.whl", index) == "https://host/x.whl");
+  CHECK(with_credentials_of("https://other:pw@host:8443/x", index) ==
+        "https://other:pw@host:8443/x");
+}

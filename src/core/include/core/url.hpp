@@ -53,6 +53,13 @@ class Url {
 /// `https://user:secret@host/x` -> `https://user:***@host/x`, for messages.
 std::string mask_credentials(std::string_view url);
 
+/// `https://user:secret@host/x` -> `https://host/x`: what may be stored in a file.
+std::string without_credentials(std::string_view url);
+
+/// `url` with the userinfo of `source` when both have the same scheme, host and port and `url`
+/// has none: a URL stored without credentials, used again with those given at run time.
+std::string with_credentials_of(std::string_view url, std::string_view source);
+
 /// RFC 3986 §5.2 reference resolution for http(s) and file URLs, dot segments removed (§5.2.4):
 /// `../x.whl` against `https://h/whl/cu126/torch/` is `https://h/whl/cu126/x.whl`.
 std::string resolve_url(std::string_view base, std::string_view reference);
