@@ -14,6 +14,7 @@
 #include "index_client/accelerator.hpp"
 #include "operations/site.hpp"
 #include "operations/version.hpp"
+#include "prefix/staging.hpp"
 
 namespace wheelmod::operations {
 
@@ -322,10 +323,9 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     for (const auto& [name, library] : generation.cuda_libraries)
       request.module_provided.insert(name);
   } else {
-    if (!options.force && fs::exists(prefix_path))
-      throw UsageError(prefix_path.string(), "already exists",
-                       "pass --force to replace it (the old installation stays in place until "
-                       "the new one is complete), or choose another --prefix");
+    // Early, before any download; decided again under the prefix lock (prefix::Staging).
+    prefix::check_replaceable(
+        prefix_path, options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no);
     const auto resolving = Clock::now();
     if (!report) report = resolve_for_site(options, config, generation, site, reporter);
     log.stage("resolved", resolving, resolution_text(*report));

@@ -34,6 +34,42 @@ void remove_leftovers(const fs::path& target) {
 
 }  // namespace
 
+void check_replaceable(const fs::path& target, ReplaceExisting replace) {
+  std::error_code error;
+  const auto status = fs::symlink_status(target, error);
+  if (!fs::exists(status)) return;
+  if (replace == ReplaceExisting::no)
+    throw UsageError(target.string(), "already exists",
+                     "pass --force to replace it (the old installation stays in place until the "
+                     "new one is complete), or choose another --prefix");
+  if (fs::is_directory(status)) {
+    if (fs::is_empty(target, error)) return;
+    const auto easybuild = target / "easybuild";
+    if (fs::exists(easybuild / "wheelmod-install.json", error)) return;
+    for (const auto& entry : fs::directory_iterator(easybuild, error)) {
+      const auto name = entry.path().filename().string();
+      if (name.ends_with(".eb") || (name.starts_with("easybuild-") && name.ends_with(".log")))
+        return;
+    }
+  }
+  std::string shown;
+  std::size_t count = 0;
+  if (fs::is_directory(status)) {
+    for (const auto& entry : fs::directory_iterator(target, error)) {
+      if (++count <= 3) shown += (shown.empty() ? "" : ", ") + entry.path().filename().string();
+    }
+    if (count > 3) shown += ", ... (" + std::to_string(count) + " entries)";
+  }
+  throw UsageError(target.string(),
+                   fs::is_directory(status)
+                       ? "not an installation (no easybuild/ with wheelmod's or EasyBuild's "
+                         "files); it holds " +
+                             shown
+                       : "not a directory",
+                   "--force replaces only an installation wheelmod or EasyBuild made; choose "
+                   "another --prefix, or remove it yourself");
+}
+
 DirectoryLock lock_prefix(const fs::path& target,
                           const std::function<void(const std::string&)>& on_wait) {
   return DirectoryLock::acquire(target.parent_path(),
@@ -45,11 +81,10 @@ Staging::Staging(const fs::path& target, ReplaceExisting replace,
     : m_target(fs::absolute(target).lexically_normal()) {
   if (m_target.filename().empty()) m_target = m_target.parent_path();
   std::error_code error;
-  if (replace == ReplaceExisting::no && fs::exists(m_target, error))
-    throw UsageError(m_target.string(), "already exists",
-                     "pass --force to replace it (the old installation stays in place until the "
-                     "new one is complete), or choose another --prefix");
+  check_replaceable(m_target, replace);  // early, before waiting for a lock, for a clear error
   m_lock = lock_prefix(m_target, on_wait);
+  check_replaceable(m_target, replace);  // the decision, under the lock
+  m_replace = replace;
   remove_leftovers(m_target);
   m_dir = m_target.parent_path() / (staging_prefix(m_target) + std::to_string(::getpid()));
   if (!fs::create_directory(m_dir, error) || error)
@@ -65,6 +100,7 @@ Staging::~Staging() {
 
 void Staging::commit() {
   std::error_code error;
+  check_replaceable(m_target, m_replace);
   if (!fs::exists(m_target, error)) {
     if (::rename(m_dir.c_str(), m_target.c_str()) != 0)
       throw IoError(

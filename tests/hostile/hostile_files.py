@@ -4,6 +4,9 @@
     hostile_files.py --wheelmod BIN --sample SAMPLE GROUP
 
 Groups:
+  replace  `install --force` on a directory of the user's files (`--prefix .`, `sub/..`):
+           refused, nothing touched; three installs of one prefix at once: one installs,
+           the others are told it exists (the check is made under the prefix lock)
   planted  a symbolic link, a hard link and a FIFO put where wheelmod makes its lock files
            (fetch's DEST/.wheelmod-fetch.lock, install's PARENT/.NAME.wheelmod.lock, mirror's
            DEST/.wheelmod-mirror.lock) and its download's .part: wheelmod refuses (exit 4,
@@ -135,14 +138,71 @@ def planted(args):
                                       "unchanged; no wheel, prefix or manifest written")
 
 
+def replace(args):
+    suite = Suite(args.wheelmod, "installations replaced without being asked",
+                  "wheelmod install --wheel W --prefix P [--force]")
+    work = Work(suite, args.sample)
+    wheels = work.fresh("wheels")
+    check(work.fetch(wheels).returncode == 0, "the wheel for the install cases")
+    wheel = os.path.join(wheels, WHEEL)
+
+    def install(prefix, *extra, cwd=None):
+        return suite.wheelmod_run("install", "--wheel", wheel, "--toolchain", "foss-2024a",
+                                  "--python", "3.12", "--no-compile", "--prefix", prefix, *extra,
+                                  timeout=120, cwd=cwd)
+
+    def force_on_other_files(spelling):
+        directory = work.fresh(f"user-files-{spelling.replace('/', '_').replace('.', 'dot')}")
+        for name in ("thesis.tex", "data.csv"):
+            with open(os.path.join(directory, name), "w") as handle:
+                handle.write("the user's own work\n")
+        os.makedirs(os.path.join(directory, "sub"))
+        result = install(spelling, "--force", cwd=directory)
+        check_error(result, 2, r"not an installation", r"thesis\.tex|data\.csv")
+        check(sorted(os.listdir(directory)) == ["data.csv", "sub", "thesis.tex"],
+              f"the directory changed: {sorted(os.listdir(directory))}")
+        return f"exit 2: {result.stderr.splitlines()[0][-90:]}"
+
+    def force_on_an_installation():
+        parent = work.fresh("reinstall")
+        prefix = os.path.join(parent, "torch")
+        check(install(prefix).returncode == 0, "first install")
+        result = install(prefix, "--force")
+        check(result.returncode == 0, result.describe())
+        return "exit 0: an installation (its provenance) is replaced with --force"
+
+    def two_at_once():
+        import subprocess
+        parent = work.fresh("concurrent")
+        prefix = os.path.join(parent, "torch")
+        command = [args.wheelmod, "-q", "install", "--wheel", wheel, "--toolchain", "foss-2024a",
+                   "--python", "3.12", "--no-compile", "--prefix", prefix]
+        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True) for _ in range(3)]
+        outcomes = [(run.wait(timeout=120), run.stderr.read()) for run in runs]
+        codes = sorted(code for code, _ in outcomes)
+        check(codes == [0, 2, 2], f"exit codes {codes}: {outcomes}")
+        check(all("already exists" in err for code, err in outcomes if code == 2), outcomes)
+        return "one run installs, the others exit 2 \"already exists\" (decided under the lock)"
+
+    cases = [(f"--force --prefix {spelling} on a directory of other files",
+              lambda s=spelling: force_on_other_files(s)) for spelling in (".", "sub/..", "./")]
+    cases += [("--force on an installation", force_on_an_installation),
+              ("three installs of one prefix at once", two_at_once)]
+    return suite.run_all(cases, work, "--force refuses a directory that is no installation (exit "
+                                      "2, naming what is in it); concurrent installs: one wins, "
+                                      "the others exit 2")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheelmod", required=True)
     parser.add_argument("--sample", required=True)
-    parser.add_argument("group", choices=["planted"])
+    parser.add_argument("group", choices=["planted", "replace"])
     args = parser.parse_args()
     args.sample = os.path.abspath(args.sample)
-    return {"planted": planted}[args.group](args)
+    args.wheelmod = os.path.abspath(args.wheelmod)  # the replace cases run in other directories
+    return {"planted": planted, "replace": replace}[args.group](args)
 
 
 if __name__ == "__main__":

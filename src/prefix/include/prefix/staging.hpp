@@ -19,11 +19,18 @@ enum class ReplaceExisting { no, yes };
 DirectoryLock lock_prefix(const std::filesystem::path& target,
                           const std::function<void(const std::string&)>& on_wait);
 
+/// What may stand at `target` for an install: nothing; with `replace`, also an installation
+/// (PREFIX/easybuild/ holding wheelmod's provenance or EasyBuild's files: an easyconfig or an
+/// easybuild-*.log) or an empty directory — never a directory of other files (`--prefix .`).
+/// Throws UsageError (exit 2) naming the target and what is in it.
+void check_replaceable(const std::filesystem::path& target, ReplaceExisting replace);
+
 class Staging {
  public:
-  /// Locks the target (lock_prefix), removes staging directories killed runs left, and creates a
-  /// fresh one. Throws UsageError (exit 2) when the target exists and `replace` is no (before
-  /// creating anything), IoError when the parent is not writable.
+  /// Locks the target (lock_prefix), then checks it (check_replaceable: decided under the lock,
+  /// so two runs cannot both find it free), removes staging directories killed runs left, and
+  /// creates a fresh one. Throws UsageError (exit 2) for a target that may not be replaced,
+  /// IoError when the parent is not writable.
   Staging(const std::filesystem::path& target, ReplaceExisting replace,
           const std::function<void(const std::string&)>& on_wait);
   /// Removes the staging directory unless commit() succeeded.
@@ -41,6 +48,7 @@ class Staging {
   std::filesystem::path m_target;
   std::filesystem::path m_dir;
   DirectoryLock m_lock;
+  ReplaceExisting m_replace = ReplaceExisting::no;
   bool m_committed = false;
 };
 
