@@ -49,11 +49,6 @@ std::vector<std::string> split(const std::string& value, char separator) {
   }
 }
 
-bool within(const fs::path& path, const fs::path& base) {
-  const auto relative = path.lexically_normal().lexically_relative(base);
-  return !relative.empty() && *relative.begin() != "..";
-}
-
 std::string machine() {
   struct utsname name {};
   return ::uname(&name) == 0 ? name.machine : "x86_64";
@@ -80,17 +75,29 @@ class Checker {
     for (const auto* torch : {&current, &candidate})
       for (const auto* files : {&torch->library_files, &torch->dependency_files})
         for (const auto& file : *files)
-          (torch == &current ? m_current_tables : m_candidate_tables).push_back(&m_tables.of(file));
-    for (const auto& file : current.library_files)
-      m_current_torch_tables.push_back(&m_tables.of(file));
+          (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file));
+    for (const auto& file : current.library_files) {
+      m_current_torch_files.add(m_symbols.add(file));
+      m_current_dirs.insert(file.parent_path());
+    }
+    std::vector<std::string> first, rest;
+    for (const auto& file : candidate.library_files)
+      if (m_candidate_dirs.insert(file.parent_path()).second)
+        (file.filename().string().starts_with("libtorch") ? first : rest)
+            .push_back(file.parent_path().string());
+    for (const auto* list : {&first, &rest})
+      for (const auto& directory : *list)
+        m_candidate_search_path += (m_candidate_search_path.empty() ? "" : ":") + directory;
   }
 
-  // What a dependent's file loads (closure_of), as symbol tables: `own` every object but the
-  // current torch's libraries, `after` those not reached through them.
+  // What a dependent's file can bind to (closure_of): `now` the current torch, what it loads
+  // and every object the file loads; `after` the candidate, what it loads, and the file's objects
+  // not reached through the current torch's libraries.
   struct Closure {
-    std::vector<const SymbolTable*> own;
-    std::vector<const SymbolTable*> after;
+    SymbolIndex::Files now;
+    SymbolIndex::Files after;
     std::set<std::string> met_by_torch;  // DT_NEEDED names the file's own search does not find
+    std::string not_found;               // neither found nor torch's: "liba.so.1, libb.so"
   };
 
   DependentResult check(const fs::path& prefix) {
@@ -104,7 +111,7 @@ class Checker {
       const auto info = elf::read_dynamic(file);
       if (!info) continue;
       const auto relative = file.lexically_relative(prefix).string();
-      const auto closure = closure_of(file, relative, result);
+      const auto& closure = closure_of(file, *info, relative, result);
       imports_cxx |= check_symbols(file, relative, closure, result);
       check_libraries(relative, *info, closure, result);
       if (auto fixed = check_search_path(relative, *info, result))
@@ -179,13 +186,18 @@ class Checker {
     std::vector<std::string> undefined, other_abi, missing, wrong_version;
     for (const auto& symbol : elf::read_dynamic_symbols(file).imported) {
       if (symbol.weak || interpreter_symbol(symbol.name)) continue;
-      const auto defined_in = [&](const std::vector<const SymbolTable*>& tables) {
-        return std::ranges::any_of(tables, [&](const SymbolTable* table) {
-          return defines(*table, symbol.name, symbol.version);
-        });
+      const auto defined_in = [&](const SymbolIndex::Files& files) {
+        return m_symbols.defines(symbol.name, symbol.version, files);
       };
-      const bool from_torch = defined_in(m_current_torch_tables);
-      if (!from_torch && !defined_in(closure.own) && !defined_in(m_current_tables)) {
+      // Most imports of a torch extension are torch's own symbols: one hash lookup each in the
+      // exports of either torch (default versions) before any table is scanned.
+      const auto in_exports = [&symbol](const TorchInstall& torch) {
+        const auto found = torch.exports.find(symbol.name);
+        return found != torch.exports.end() &&
+               (!symbol.version || *symbol.version == found->second);
+      };
+      const bool from_torch = in_exports(m_current) || defined_in(m_current_torch_files);
+      if (!from_torch && !defined_in(closure.now)) {
         undefined.push_back(elf::demangle(symbol.name) +
                             (symbol.version ? "@" + *symbol.version : ""));
         continue;
@@ -194,7 +206,7 @@ class Checker {
         ++result.torch_imports;
         cxx |= symbol.name.starts_with("_Z");
       }
-      if (defined_in(closure.after) || defined_in(m_candidate_tables)) continue;
+      if (in_exports(m_candidate) || defined_in(closure.after)) continue;
       if (const auto found = m_candidate.exports.find(symbol.name);
           found != m_candidate.exports.end() && symbol.version) {
         // A versioned import binds only to that version (gABI symbol versioning).
@@ -231,8 +243,26 @@ class Checker {
   // libraries bring instead comes with m_candidate_tables). A DT_NEEDED no directory has is met
   // by torch when it is one of torch's names (torch is imported first, and ld.so reuses an
   // object loaded under that SONAME); otherwise the file does not load now.
-  Closure closure_of(const fs::path& file, const std::string& relative, DependentResult& result) {
-    Closure out;
+  // Files of one directory with the same DT_NEEDED, RPATH, RUNPATH and interpreter load the same
+  // objects (ld.so(8): $ORIGIN is the directory): their closure is resolved once.
+  const Closure& closure_of(const fs::path& file, const elf::DynamicInfo& info,
+                            const std::string& relative, DependentResult& result) {
+    std::string key = file.parent_path().string();
+    for (const auto& needed : info.needed) key += '\n' + needed;
+    key += '\0' + info.rpath.value_or("-") + '\0' + info.runpath.value_or("-") + '\0' +
+           info.interpreter.value_or("-");
+    auto [it, added] = m_closures.try_emplace(std::move(key));
+    if (added) it->second = resolve_closure(file);
+    if (!it->second.not_found.empty())
+      result.reasons.push_back({"library missing now", relative,
+                                it->second.not_found +
+                                    ": not found by the loader (RPATH/RUNPATH, ld.so.cache, the "
+                                    "system directories), and not one of torch's"});
+    return it->second;
+  }
+
+  Closure resolve_closure(const fs::path& file) {
+    Closure out{m_current_files, m_candidate_files, {}, {}};
     std::optional<elf::CheckResult> checked;
     try {
       checked = m_loader.check(file);
@@ -243,15 +273,13 @@ class Checker {
     std::vector<bool> via_torch(checked->objects.size(), false);
     for (std::size_t i = 1; i < checked->objects.size(); ++i) {
       const auto& object = checked->objects[i];
-      std::error_code error;
-      auto real = fs::canonical(object.path, error);
-      if (error) real = fs::path(object.path);
+      const auto& real = real_path(object.path);
       const bool torch = m_current.library_files.contains(real);
       via_torch[i] = torch || (object.loader && via_torch[*object.loader]);
       if (torch) continue;
-      const auto* table = &m_tables.of(real);
-      out.own.push_back(table);
-      if (!via_torch[i]) out.after.push_back(table);
+      const auto id = m_symbols.add(real);
+      out.now.add(id);
+      if (!via_torch[i]) out.after.add(id);
     }
     std::vector<std::string> not_found;
     for (const auto& object : checked->objects)
@@ -265,13 +293,7 @@ class Checker {
         else if (std::ranges::find(not_found, needed.name) == not_found.end())
           not_found.push_back(needed.name);
       }
-    if (!not_found.empty()) {
-      std::string names;
-      for (const auto& name : not_found) names += (names.empty() ? "" : ", ") + name;
-      result.reasons.push_back({"library missing now", relative,
-                                names + ": not found by the loader (RPATH/RUNPATH, ld.so.cache, "
-                                        "the system directories), and not one of torch's"});
-    }
+    for (const auto& name : not_found) out.not_found += (out.not_found.empty() ? "" : ", ") + name;
     return out;
   }
 
@@ -306,8 +328,11 @@ class Checker {
     }
   }
 
-  // Absolute entries into the current prefix: after the swap the old
-  // libtorch would load next to the new one. Returns the fixed path.
+  // Absolute entries naming a directory that holds the current torch's libraries (compared by
+  // real path, so /usr/lib/x86_64-linux-gnu for a distribution's torch, torch/lib for a wheel):
+  // after the swap, a dependent loaded before torch would take the old libtorch from there. --fix
+  // puts the directories of the candidate's libraries in their place (not the entry with one
+  // prefix swapped for the other, which need not exist). Returns the new search path.
   std::optional<std::string> check_search_path(const std::string& relative,
                                                const elf::DynamicInfo& info,
                                                DependentResult& result) {
@@ -316,13 +341,15 @@ class Checker {
     bool changed = false;
     auto entries = split(*value, ':');
     for (auto& entry : entries) {
-      if (entry.empty() || entry.front() != '/' || !within(fs::path(entry), m_current.prefix))
-        continue;
-      result.reasons.push_back({"RPATH into the current prefix", relative, entry});
-      entry = (m_candidate.prefix /
-               fs::path(entry).lexically_normal().lexically_relative(m_current.prefix))
-                  .lexically_normal()
-                  .string();
+      if (entry.empty() || entry.front() != '/') continue;
+      std::error_code error;
+      auto real = fs::canonical(entry, error);
+      if (error) real = fs::path(entry).lexically_normal();
+      if (!m_current_dirs.contains(real) || m_candidate_dirs.contains(real)) continue;
+      result.reasons.push_back(
+          {"RPATH into the current prefix", relative,
+           entry + " holds the current torch's libraries; --fix: " + m_candidate_search_path});
+      entry = m_candidate_search_path;
       changed = true;
     }
     if (!changed) return std::nullopt;
@@ -335,11 +362,28 @@ class Checker {
   const TorchInstall& m_candidate;
   FixRpath m_fix;
   elf::Loader& m_loader;
-  SymbolTables m_tables;
-  std::vector<const SymbolTable*> m_current_tables;        // torch's libraries and what they load
-  std::vector<const SymbolTable*> m_candidate_tables;      // the same of the candidate
-  std::vector<const SymbolTable*> m_current_torch_tables;  // the current torch's libraries
+  // fs::canonical of the paths the loader gives, once each (every dependent's files load the same
+  // system libraries).
+  const fs::path& real_path(const std::string& path) {
+    const auto [it, added] = m_real_paths.try_emplace(path);
+    if (added) {
+      std::error_code error;
+      it->second = fs::canonical(path, error);
+      if (error) it->second = fs::path(path).lexically_normal();
+    }
+    return it->second;
+  }
+
+  std::unordered_map<std::string, fs::path> m_real_paths;
+  std::unordered_map<std::string, Closure> m_closures;  // by closure_of's key
+  SymbolIndex m_symbols;
+  SymbolIndex::Files m_current_files;                   // torch's libraries and what they load
+  SymbolIndex::Files m_candidate_files;                 // the same of the candidate
+  SymbolIndex::Files m_current_torch_files;             // the current torch's libraries
   std::unordered_set<std::string> m_candidate_neutral;  // the candidate's C++ exports, ABI-neutral
+  std::set<fs::path> m_current_dirs;    // where the current torch's libraries are (real paths)
+  std::set<fs::path> m_candidate_dirs;  // where the candidate's are
+  std::string m_candidate_search_path;  // those, libtorch's first: what --fix writes
 };
 
 bool is_prefix(const fs::path& directory) { return !python_directories(directory).empty(); }
