@@ -248,6 +248,25 @@ def errors(r):
           == [x["kind"] for d in direct["dependents"] for x in d["reasons"]],
           f"{through['dependents']} vs {direct['dependents']}")
 
+    # --current and --candidate as EasyBuild module names under EASYBUILD_INSTALLPATH's software/.
+    site = os.path.join(r.work, "eb")
+    os.makedirs(os.path.join(site, "software", "PyTorch"))
+    for name, torch in (("2.7.1-foss-2024a-whl", "torch-wheel-2.7.1"),
+                        ("2.7.1-foss-2024a-src", "torch-source-2.7.1")):
+        os.symlink(torches[torch]["prefix"], os.path.join(site, "software", "PyTorch", name))
+    command = [r.wheelmod, "swapcheck", "--current", "PyTorch/2.7.1-foss-2024a-whl", "--candidate",
+               "PyTorch/2.7.1-foss-2024a-src", "--dependents", on_wheel, "--format", "json"]
+    environment = dict(os.environ, EASYBUILD_INSTALLPATH=site)
+    by_name = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=120,
+                                        env=environment).stdout)
+    check([d["verdict"] for d in by_name["dependents"]] == [d["verdict"] for d in direct["dependents"]]
+          and by_name["candidate"]["exported_symbols"] == direct["candidate"]["exported_symbols"],
+          f"by module name: {by_name['dependents']}")
+    missing = subprocess.run(command[:5] + ["PyTorch/9.9.9-nothing"] + command[6:],
+                             capture_output=True, text=True, timeout=120, env=environment)
+    check(missing.returncode == 2 and "PyTorch/9.9.9-nothing" in missing.stderr
+          and os.path.join(site, "software") in missing.stderr, missing.stderr)
+
     # A candidate whose version nothing tells: pinned dependents are unknown, never compatible.
     nameless = os.path.join(r.work, "nameless")
     shutil.copytree(torches["torch-source-2.7.1"]["prefix"], nameless, symlinks=True)
