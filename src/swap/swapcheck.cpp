@@ -72,14 +72,12 @@ class Checker {
       : m_current(current), m_candidate(candidate), m_fix(fix), m_loader(loader) {
     for (const auto& [name, version] : candidate.exports)
       if (name.starts_with("_Z")) m_candidate_neutral.insert(abi_neutral(elf::demangle(name)));
+    // torch's own libraries are looked up in TorchInstall::exports (read once, by
+    // read_torch_install); the index holds what they load.
     for (const auto* torch : {&current, &candidate})
-      for (const auto* files : {&torch->library_files, &torch->dependency_files})
-        for (const auto& file : *files)
-          (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file));
-    for (const auto& file : current.library_files) {
-      m_current_torch_files.add(m_symbols.add(file));
-      m_current_dirs.insert(file.parent_path());
-    }
+      for (const auto& file : torch->dependency_files)
+        (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file));
+    for (const auto& file : current.library_files) m_current_dirs.insert(file.parent_path());
     std::vector<std::string> first, rest;
     for (const auto& file : candidate.library_files)
       if (m_candidate_dirs.insert(file.parent_path()).second)
@@ -196,7 +194,7 @@ class Checker {
         return found != torch.exports.end() &&
                (!symbol.version || *symbol.version == found->second);
       };
-      const bool from_torch = in_exports(m_current) || defined_in(m_current_torch_files);
+      const bool from_torch = in_exports(m_current);
       if (!from_torch && !defined_in(closure.now)) {
         undefined.push_back(elf::demangle(symbol.name) +
                             (symbol.version ? "@" + *symbol.version : ""));
@@ -379,7 +377,6 @@ class Checker {
   SymbolIndex m_symbols;
   SymbolIndex::Files m_current_files;                   // torch's libraries and what they load
   SymbolIndex::Files m_candidate_files;                 // the same of the candidate
-  SymbolIndex::Files m_current_torch_files;             // the current torch's libraries
   std::unordered_set<std::string> m_candidate_neutral;  // the candidate's C++ exports, ABI-neutral
   std::set<fs::path> m_current_dirs;    // where the current torch's libraries are (real paths)
   std::set<fs::path> m_candidate_dirs;  // where the candidate's are
