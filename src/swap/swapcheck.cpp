@@ -76,7 +76,7 @@ class Checker {
     // read_torch_install); the index holds what they load.
     for (const auto* torch : {&current, &candidate})
       for (const auto& file : torch->dependency_files)
-        (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file));
+        (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file, true));
     for (const auto& file : current.library_files) m_current_dirs.insert(file.parent_path());
     std::vector<std::string> first, rest;
     for (const auto& file : candidate.library_files)
