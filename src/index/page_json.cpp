@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.hpp"
 #include "core/url.hpp"
 #include "index/page.hpp"
 #include "page_common.hpp"
@@ -36,6 +37,9 @@ std::string shown(const json& value) {
 }
 
 detail::Checked<json> parse_document(std::string_view text) {
+  if (const auto at = json_too_deep(text))
+    return std::unexpected("nested deeper than " + std::to_string(k_json_max_depth) +
+                           " levels (byte " + std::to_string(*at) + ")");
   try {
     json document = json::parse(text.begin(), text.end());
     if (!document.is_object()) {

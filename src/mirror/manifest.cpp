@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "tree.hpp"
 
 namespace wheelmod::mirror {
@@ -182,6 +183,11 @@ Manifest read_manifest(const fs::path& dir) {
   }
   if (!text) return {};
 
+  if (const auto at = json_too_deep(*text))
+    throw IoError(file.string(),
+                  "is nested deeper than " + std::to_string(k_json_max_depth) + " levels (byte " +
+                      std::to_string(*at) + ")",
+                  std::string(k_not_ours_hint));
   json document;
   try {
     document = json::parse(*text);

@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/own_file.hpp"
 #include "core/url.hpp"
 #include "hash/sha256.hpp"
@@ -79,7 +80,7 @@ std::filesystem::path PageCache::entry_path(std::string_view url, std::string_vi
 std::optional<CachedPage> PageCache::load(std::string_view url, std::string_view accept) const {
   const auto base = entry_path(url, accept);
   const auto meta_text = read_entry(base.string() + ".json");
-  if (!meta_text) return std::nullopt;
+  if (!meta_text || json_too_deep(*meta_text)) return std::nullopt;  // not ours: refetched
   const auto meta = nlohmann::json::parse(*meta_text, nullptr, /*allow_exceptions=*/false);
   const auto field = [&](const char* name) {
     const auto it = meta.find(name);

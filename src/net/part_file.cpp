@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 #include "core/own_file.hpp"
 #include "core/unique_fd.hpp"
 #include "core/url.hpp"
@@ -60,7 +61,7 @@ std::optional<LeftoverPart> find_leftover(const fs::path& destination) {
     text = read_file_if_exists(resume_info_path(destination));
   } catch (const IoError&) {
   }
-  if (!text) return std::nullopt;
+  if (!text || json_too_deep(*text)) return std::nullopt;
   // A sidecar that does not parse (or cannot be read) is treated as absent:
   // the part is then downloaded again rather than trusted.
   const auto document = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);

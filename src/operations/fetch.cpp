@@ -6,6 +6,7 @@
 
 #include "core/dir_lock.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 
 namespace wheelmod::operations {
 
@@ -51,6 +52,11 @@ resolve::ResolveReport read_report(const std::string& path) {
     throw UsageError("--from-report " + path, "cannot read the file",
                      "write it with `wheelmod resolve ... --format json > FILE`");
   }
+  if (const auto at = json_too_deep(text))
+    throw UsageError(path,
+                     "nested deeper than " + std::to_string(k_json_max_depth) + " levels (byte " +
+                         std::to_string(*at) + "): not a resolve report",
+                     "write it with `wheelmod resolve ... --format json > FILE`");
   const auto document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded())
     throw UsageError(path, "not valid JSON",

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/json_depth.hpp"
 
 namespace wheelmod::prefix {
 
@@ -67,6 +68,8 @@ Provenance read_provenance(const fs::path& prefix) {
     throw UsageError(prefix.string(),
                      "not an installation wheelmod made (no " + file.string() + ")",
                      "run `wheelmod install ... --prefix " + prefix.string() + "` first");
+  if (json_too_deep(*text))
+    throw UsageError(file.string(), "nested deeper than any provenance file", k_reinstall);
   const json document = json::parse(*text, nullptr, false);
   if (!document.is_object()) throw UsageError(file.string(), "not a JSON object", k_reinstall);
   const auto schema = document.find("schema_version");

@@ -4,6 +4,8 @@
     hostile_files.py --wheelmod BIN --sample SAMPLE GROUP
 
 Groups:
+  deep_json  a resolve report, a provenance file and a mirror manifest nested 80,000 deep:
+           refused before any parser walks them (exit 2 / 4), no crash, memory flat
   replace  `install --force` on a directory of the user's files (`--prefix .`, `sub/..`):
            refused, nothing touched; three installs of one prefix at once: one installs,
            the others are told it exists (the check is made under the prefix lock)
@@ -194,15 +196,63 @@ def replace(args):
                                       "the others exit 2")
 
 
+def deep_json(args):
+    suite = Suite(args.wheelmod, "JSON nested deeper than any file wheelmod reads",
+                  "wheelmod fetch --from-report / module / mirror on 80,000-deep JSON")
+    work = Work(suite, args.sample)
+    deep = "[" * 80_000 + "]" * 80_000
+
+    def report(where):
+        directory = work.fresh(f"report-{where}")
+        path = os.path.join(directory, "report.json")
+        with open(path, "w") as handle:
+            handle.write('{"schema_version": 1, "wheels": [{"filename": ' + deep + '}]}'
+                         if where == "filename" else deep)
+        result = suite.wheelmod_run("fetch", "--from-report", path, "--dest",
+                                    os.path.join(directory, "dest"), rss_budget_mib=64)
+        check_error(result, 2, r"nested deeper than 64 levels")
+        check(not os.path.exists(os.path.join(directory, "dest")), "a dest was created")
+        return f"exit 2: {result.stderr.splitlines()[0][-70:]}"
+
+    def provenance():
+        prefix = os.path.join(work.fresh("provenance"), "software", "PyTorch", "2.6.0-whl")
+        os.makedirs(os.path.join(prefix, "easybuild"))
+        with open(os.path.join(prefix, "easybuild", "wheelmod-install.json"), "w") as handle:
+            handle.write(deep)
+        result = suite.wheelmod_run("module", prefix, "--stdout", rss_budget_mib=64)
+        check_error(result, 2, r"nested deeper")
+        return f"exit 2: {result.stderr.splitlines()[0][-70:]}"
+
+    def manifest():
+        dest = work.fresh("manifest")
+        with open(os.path.join(dest, "wheelmod-mirror.json"), "w") as handle:
+            handle.write(deep)
+        spec = os.path.join(work.root, "deep-spec.yaml")
+        with open(spec, "w") as handle:
+            handle.write(f"index: file://{os.path.join(work.sample, 'whl')}\nvariants: [cpu]\n"
+                         "packages:\n  torch: '==2.6.0'\npython: ['3.12']\narches: [x86_64]\n"
+                         "glibc: '2.28'\ndependencies: false\n")
+        result = suite.wheelmod_run("mirror", spec, "--verify", "--dest", dest, rss_budget_mib=64)
+        check_error(result, 4, r"nested deeper than 64 levels")
+        return f"exit 4: {result.stderr.splitlines()[0][-70:]}"
+
+    cases = [("report nested 80,000 deep", lambda: report("whole")),
+             ("report with a filename nested 80,000 deep", lambda: report("filename")),
+             ("provenance nested 80,000 deep", provenance),
+             ("mirror manifest nested 80,000 deep", manifest)]
+    return suite.run_all(cases, work, "refused before parsing with the byte named (exit 2, or 4 "
+                                      "for a mirror's manifest), memory flat, nothing written")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheelmod", required=True)
     parser.add_argument("--sample", required=True)
-    parser.add_argument("group", choices=["planted", "replace"])
+    parser.add_argument("group", choices=["planted", "replace", "deep_json"])
     args = parser.parse_args()
     args.sample = os.path.abspath(args.sample)
     args.wheelmod = os.path.abspath(args.wheelmod)  # the replace cases run in other directories
-    return {"planted": planted, "replace": replace}[args.group](args)
+    return {"planted": planted, "replace": replace, "deep_json": deep_json}[args.group](args)
 
 
 if __name__ == "__main__":
