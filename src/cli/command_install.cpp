@@ -126,7 +126,8 @@ CommandRunner add_install_command(CLI::App& app) {
           CLI::ignore_case));
   sub->add_option("--threads", options.threads,
                   "Threads for unpacking and processes for byte-compiling (default: the CPUs this "
-                  "process may use: its affinity and cgroup quota)");
+                  "process may use: its affinity and cgroup quota; 1 to 1024)")
+      ->check(CLI::Range(1, 1024));
   sub->add_option("--patchelf", options.patchelf,
                   "patchelf program, used when a new RPATH does not fit in place in a program "
                   "(or an unusual library layout)");

@@ -38,12 +38,16 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
 
 void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
                           WheelCache wheel_cache) {
-  sub.add_option("--jobs,-j", settings.jobs, "Transfers at once (default: 4)");
+  // Out-of-range values are usage errors (exit 2), not silent stalls or no transfers at all.
+  sub.add_option("--jobs,-j", settings.jobs, "Transfers at once, 1 to 64 (default: 4)")
+      ->check(CLI::Range(1, 64));
   sub.add_option("--retries", settings.retries,
                  "Retries per file after failed attempts in a row (one that brought 1 MiB or "
-                 "more is progress, not a failure; default: 5)");
+                 "more is progress, not a failure; 0 to 100, default: 5)")
+      ->check(CLI::Range(0, 100));
   sub.add_option("--stall-timeout", settings.stall_timeout,
-                 "Seconds without a byte before a transfer is retried (default: 60)");
+                 "Seconds without a byte before a transfer is retried, 1 to 86400 (default: 60)")
+      ->check(CLI::Range(1, 86400));
   sub.add_option("--cacert", settings.cacert,
                  "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
   if (wheel_cache == WheelCache::used)

@@ -285,6 +285,21 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
                                             : "give SPEC... or --wheel, not both",
                      "e.g. `wheelmod install torch==2.6.0 --toolchain foss-2024a --accelerator "
                      "cuda --prefix DIR`");
+  // Before anything is opened: a FIFO would block the read, a device or directory is no wheel.
+  for (const auto& wheel : options.wheels) {
+    std::error_code error;
+    const auto status = fs::status(wheel, error);
+    if (!fs::exists(status))
+      throw UsageError("--wheel " + wheel, "no such file", "give the path of a .whl file");
+    if (!fs::is_regular_file(status))
+      throw UsageError("--wheel " + wheel,
+                       "not a regular file (" +
+                           std::string(fs::is_directory(status) ? "a directory"
+                                       : fs::is_fifo(status)    ? "a FIFO"
+                                                                : "a device or socket") +
+                           ")",
+                       "give the path of a .whl file");
+  }
   if (options.selection.toolchain.empty())
     throw UsageError("install", "no --toolchain",
                      "the toolchain decides the Python, the modules to relink at and the layout");

@@ -4,6 +4,8 @@
     hostile_files.py --wheelmod BIN --sample SAMPLE GROUP
 
 Groups:
+  options  --wheel naming a FIFO, a directory, a device; --stall-timeout 0, --jobs 0 and 65,
+           --retries 101, --threads 0: exit 2 before anything is opened
   deep_json  a resolve report, a provenance file and a mirror manifest nested 80,000 deep:
            refused before any parser walks them (exit 2 / 4), no crash, memory flat
   replace  `install --force` on a directory of the user's files (`--prefix .`, `sub/..`):
@@ -17,6 +19,7 @@ Groups:
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -244,15 +247,56 @@ def deep_json(args):
                                       "for a mirror's manifest), memory flat, nothing written")
 
 
+def options(args):
+    suite = Suite(args.wheelmod, "out-of-range options and --wheel that is no file",
+                  "wheelmod install --wheel FIFO|DIR|DEVICE; fetch/install with option values "
+                  "out of range")
+    work = Work(suite, args.sample)
+
+    def wheel_kind(kind):
+        directory = work.fresh(f"wheel-{kind}")
+        path = {"directory": directory, "device": "/dev/null"}.get(kind)
+        if kind == "fifo":
+            path = os.path.join(directory, "torch-2.6.0-cp312-cp312-linux_x86_64.whl")
+            os.mkfifo(path)
+        result = suite.wheelmod_run("install", "--wheel", path, "--toolchain", "foss-2024a",
+                                    "--prefix", os.path.join(directory, "prefix"), timeout=30)
+        check_error(result, 2, r"not a regular file")
+        check(not os.path.exists(os.path.join(directory, "prefix")), "a prefix was made")
+        return f"exit 2: {result.stderr.splitlines()[0][-60:]}"
+
+    def out_of_range(command, option, value):
+        dest = work.fresh(f"range-{command}-{option.strip('-')}-{value}")
+        result = suite.wheelmod_run(command, "torch==2.6.0", *work.selection(), option, value,
+                                    *(["--dest", dest] if command == "fetch" else
+                                      ["--prefix", os.path.join(dest, "p")]), timeout=30)
+        check_error(result, 2, re.escape(option))
+        check(os.listdir(dest) == [], f"{dest} is not empty")
+        return f"exit 2: {result.stderr.splitlines()[0][-60:]}"
+
+    cases = [(f"--wheel {kind}", lambda k=kind: wheel_kind(k))
+             for kind in ("fifo", "directory", "device")]
+    cases += [(f"{command} {option} {value}", lambda c=command, o=option, v=value:
+               out_of_range(c, o, v))
+              for command, option, value in (("fetch", "--stall-timeout", "0"),
+                                             ("fetch", "--jobs", "0"), ("fetch", "--jobs", "65"),
+                                             ("fetch", "--retries", "101"),
+                                             ("install", "--threads", "0"))]
+    return suite.run_all(cases, work, "exit 2 naming the option or saying 'not a regular file', "
+                                      "before anything is opened or written; a FIFO never "
+                                      "blocks")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheelmod", required=True)
     parser.add_argument("--sample", required=True)
-    parser.add_argument("group", choices=["planted", "replace", "deep_json"])
+    parser.add_argument("group", choices=["planted", "replace", "deep_json", "options"])
     args = parser.parse_args()
     args.sample = os.path.abspath(args.sample)
     args.wheelmod = os.path.abspath(args.wheelmod)  # the replace cases run in other directories
-    return {"planted": planted, "replace": replace, "deep_json": deep_json}[args.group](args)
+    groups = {"planted": planted, "replace": replace, "deep_json": deep_json, "options": options}
+    return groups[args.group](args)
 
 
 if __name__ == "__main__":
