@@ -291,7 +291,7 @@ def bad_input(r):
         ((), "nothing to fetch"),
         (("torch", "--from-report", r.path("x.json")), "not both"),
         (("--from-report", r.path("absent.json")), "cannot read the file"),
-        (("torch", *CUDA, "--index", r.index, "--jobs", "0"), "between 1 and 64"),
+        (("torch", *CUDA, "--index", r.index, "--jobs", "0"), "not in range 1 to 64"),
     ]
     with open(r.path("broken.json"), "w") as handle:
         handle.write("{not json")
