@@ -4,6 +4,8 @@
 #include <set>
 
 #include "pep/name.hpp"
+#include "pep/specifier.hpp"
+#include "pep/version.hpp"
 
 namespace wheelmod::index_client {
 
@@ -152,6 +154,19 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
     if (!rank) {
       set.rejected.push_back({link.filename, explain_tag_mismatch(wheel->tags, target)});
       continue;
+    }
+    // PEP 503 data-requires-python / PEP 691 requires-python: the file is skipped when the
+    // target's Python (X.Y, as pip's --python-version gives it) is outside it, as pip and uv do.
+    // An attribute that does not parse is ignored, as pip does.
+    if (link.requires_python) {
+      const auto python = pep::Version::parse(std::to_string(target.python_major) + "." +
+                                              std::to_string(target.python_minor));
+      const auto needs = pep::SpecifierSet::parse(*link.requires_python);
+      if (python && needs && !needs->contains(*python, pep::Prereleases::allow)) {
+        set.rejected.push_back({link.filename, "requires Python " + needs->str() +
+                                                   ", the target is " + python->str()});
+        continue;
+      }
     }
     set.fitting.push_back({link, std::move(*wheel), *rank});
   }

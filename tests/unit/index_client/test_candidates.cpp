@@ -53,3 +53,30 @@ TEST_CASE("collect_candidates skips PEP 825 variant wheels unless their label is
   REQUIRE(other.fitting.size() == 1);
   CHECK_FALSE(other.fitting.front().wheel.variant_label);
 }
+
+TEST_CASE("collect_candidates skips files whose data-requires-python excludes the target",
+          "[index_client][candidates]") {
+  // A pure-Python project whose newest release needs Python 3.12, its older one 3.9 (&gt; as a
+  // page writes it); an attribute that does not parse is ignored, as pip ignores it.
+  const auto page = index::parse_project_html(
+      R"(<a href="/s/tool-2.0-py3-none-any.whl" data-requires-python="&gt;=3.12">2.0</a>
+<a href="/s/tool-1.0-py3-none-any.whl" data-requires-python="&gt;=3.9">1.0</a>
+<a href="/s/tool-0.9-py3-none-any.whl" data-requires-python="not a specifier">0.9</a>)",
+      "https://example.org/simple/tool/");
+  REQUIRE(page);
+  const auto collect_for = [&page](const char* python) {
+    const auto target = *pep::TagTarget::with_python(python, "x86_64", pep::GlibcVersion{2, 28});
+    const auto tags = pep::supported_tags(target);
+    const pep::TagPriority priority(tags);
+    return collect_candidates(*page, {"tool", {}, "cpu", false, std::nullopt}, target, priority);
+  };
+  const auto old = collect_for("3.11");
+  REQUIRE(old.fitting.size() == 2);
+  CHECK(old.fitting[0].link.filename == "tool-1.0-py3-none-any.whl");
+  REQUIRE(old.rejected.size() == 1);
+  CHECK(old.rejected[0].filename == "tool-2.0-py3-none-any.whl");
+  CHECK(old.rejected[0].reason == "requires Python >=3.12, the target is 3.11");
+  const auto current = collect_for("3.12");
+  REQUIRE(current.fitting.size() == 3);
+  CHECK(current.fitting[0].link.filename == "tool-2.0-py3-none-any.whl");
+}
