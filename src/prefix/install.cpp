@@ -33,6 +33,30 @@ void update_records(const fs::path& root, const fs::path& site_packages,
   for (const auto& [dist_info, list] : by_dist) add_to_record(root, dist_info, site_packages, list);
 }
 
+// Before anything is committed: a file two wheels of one install ship (the second would
+// silently replace the first and leave the first's RECORD false), or one under easybuild/, where
+// wheelmod writes its provenance and log (a wheel's .data/data/easybuild/...). IntegrityError
+// (exit 5) naming the file and the wheels.
+void check_file_owners(const std::vector<wheel::InstalledWheel>& wheels, const fs::path& site) {
+  std::map<fs::path, std::string> owner;  // prefix-relative path -> wheel
+  for (const auto& installed : wheels) {
+    const std::string who = installed.name + " " + installed.version;
+    for (const auto& entry : installed.record) {
+      const auto path = (site / entry.path).lexically_normal();
+      if (!path.empty() && *path.begin() == "easybuild")
+        throw IntegrityError(who,
+                             "ships " + path.generic_string() +
+                                 ", where wheelmod keeps its own records of the installation",
+                             "a wheel must not write into PREFIX/easybuild/; it was not installed");
+      const auto [it, added] = owner.try_emplace(path, who);
+      if (!added && it->second != who)
+        throw IntegrityError(path.generic_string(),
+                             "shipped by two wheels of this install: " + it->second + " and " + who,
+                             "install them into separate prefixes, or leave one out");
+    }
+  }
+}
+
 }  // namespace
 
 PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Reporter& reporter) {
@@ -45,6 +69,7 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
   for (const auto& file : request.wheels)
     result.wheels.push_back(wheel::install_wheel(file, scheme, request.wheel_options, reporter));
   const fs::path site = scheme.purelib();
+  check_file_owners(result.wheels, site.lexically_relative(staging.dir()));
 
   if (request.metadata == easybuild::MetadataPolicy::strip && !request.module_provided.empty())
     for (const auto& installed : result.wheels)

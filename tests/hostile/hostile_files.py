@@ -4,6 +4,8 @@
     hostile_files.py --wheelmod BIN --sample SAMPLE GROUP
 
 Groups:
+  own_paths  two wheels of one install shipping one file; a wheel shipping
+           easybuild/wheelmod-install.json through .data/data: exit 5, no prefix
   options  --wheel naming a FIFO, a directory, a device; --stall-timeout 0, --jobs 0 and 65,
            --retries 101, --threads 0: exit 2 before anything is opened
   deep_json  a resolve report, a provenance file and a mirror manifest nested 80,000 deep:
@@ -287,15 +289,86 @@ def options(args):
                                       "blocks")
 
 
+def write_wheel(directory, name, files):
+    """A valid py3-none-any wheel of project `name` 1.0 with `files` ({path: bytes}) and RECORD."""
+    import base64
+    import hashlib
+    import zipfile
+    dist = f"{name}-1.0.dist-info"
+    members = dict(files)
+    members[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n".encode()
+    members[f"{dist}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                b"Tag: py3-none-any\n")
+    rows = []
+    for path, data in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{path},sha256={digest},{len(data)}")
+    members[f"{dist}/RECORD"] = ("\n".join(rows + [f"{dist}/RECORD,,"]) + "\n").encode()
+    path = os.path.join(directory, f"{name}-1.0-py3-none-any.whl")
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+    return path
+
+
+def own_paths(args):
+    suite = Suite(args.wheelmod, "wheels writing over each other or over wheelmod's records",
+                  "wheelmod install --wheel A --wheel B")
+    work = Work(suite, args.sample)
+
+    def install(directory, *wheels):
+        command = ["install"]
+        for wheel in wheels:
+            command += ["--wheel", wheel]
+        return suite.wheelmod_run(*command, "--toolchain", "foss-2024a", "--python", "3.12",
+                                  "--no-compile", "--prefix", os.path.join(directory, "p"),
+                                  timeout=60)
+
+    def same_file():
+        directory = work.fresh("same-file")
+        alpha = write_wheel(directory, "alpha", {"shared/x.py": b"A = 1\n"})
+        beta = write_wheel(directory, "beta", {"shared/x.py": b"B = 2\n"})
+        result = install(directory, alpha, beta)
+        check_error(result, 5, r"shared/x\.py", r"alpha 1\.0", r"beta 1\.0")
+        check(not os.path.exists(os.path.join(directory, "p")), "installed anyway")
+        return f"exit 5: {result.stderr.splitlines()[0][-80:]}"
+
+    def provenance_path():
+        directory = work.fresh("own-path")
+        gamma = write_wheel(directory, "gamma", {
+            "gamma/__init__.py": b"",
+            "gamma-1.0.data/data/easybuild/wheelmod-install.json": b"{}"})
+        result = install(directory, gamma)
+        check_error(result, 5, r"easybuild/wheelmod-install\.json")
+        check(not os.path.exists(os.path.join(directory, "p")), "installed anyway")
+        return f"exit 5: {result.stderr.splitlines()[0][-80:]}"
+
+    def distinct_files():
+        directory = work.fresh("distinct")
+        alpha = write_wheel(directory, "alpha", {"alpha/x.py": b"A = 1\n"})
+        beta = write_wheel(directory, "beta", {"beta/x.py": b"B = 2\n"})
+        result = install(directory, alpha, beta)
+        check(result.returncode == 0, result.describe())
+        return "exit 0: two wheels with their own files"
+
+    cases = [("two wheels ship one file", same_file),
+             ("a wheel ships easybuild/wheelmod-install.json", provenance_path),
+             ("two wheels of distinct files (control)", distinct_files)]
+    return suite.run_all(cases, work, "exit 5 naming the file and both wheels, or the path under "
+                                      "easybuild/; no prefix")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheelmod", required=True)
     parser.add_argument("--sample", required=True)
-    parser.add_argument("group", choices=["planted", "replace", "deep_json", "options"])
+    parser.add_argument("group",
+                        choices=["planted", "replace", "deep_json", "options", "own_paths"])
     args = parser.parse_args()
     args.sample = os.path.abspath(args.sample)
     args.wheelmod = os.path.abspath(args.wheelmod)  # the replace cases run in other directories
-    groups = {"planted": planted, "replace": replace, "deep_json": deep_json, "options": options}
+    groups = {"planted": planted, "replace": replace, "deep_json": deep_json, "options": options,
+              "own_paths": own_paths}
     return groups[args.group](args)
 
 
