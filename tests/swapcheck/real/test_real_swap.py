@@ -47,6 +47,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "cli"))
 import make_real_cases as cases  # noqa: E402  (compile flags, dist-info, ext_cxx11)
 from scenario_support import lmod_apply  # noqa: E402
+from test_real_torch import print_table  # noqa: E402  (the same table)
 
 TORCH_PACKAGE = cases.TORCH_PACKAGE
 MULTIARCH = "/usr/lib/x86_64-linux-gnu"
@@ -914,13 +915,6 @@ def missing_prerequisites(arguments):
     return missing
 
 
-def print_table(rows):
-    header = ("case", "expected", "actual", "proven by")
-    widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(4)]
-    for row in [header, tuple("-" * w for w in widths)] + rows:
-        print(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheelmod", required=True, help="the wheelmod binary")
@@ -952,7 +946,7 @@ def main():
         if failure:
             break
     print()
-    print_table(test.rows)
+    print_table(test.rows, "proven by")
     print()
     for note in test.notes:
         print("note: " + note)

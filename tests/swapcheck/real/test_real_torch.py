@@ -121,8 +121,9 @@ def proof_text(entry):
     return text
 
 
-def print_table(rows):
-    header = ("case", "expected", "actual", "proven by import")
+def print_table(rows, proof="proven by import"):
+    """The case | expected | actual | proof table both real-torch tests print."""
+    header = ("case", "expected", "actual", proof)
     widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(4)]
     for row in [header, tuple("-" * w for w in widths)] + rows:
         print(" | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip())
