@@ -87,7 +87,8 @@ Loader::Loader(LoaderEnvironment environment)
 
 Loader::~Loader() = default;
 
-std::optional<CheckResult> Loader::check(const fs::path& file) {
+std::optional<CheckResult> Loader::check(const fs::path& file,
+                                         std::span<const std::string> loaded_before) {
   const std::string path =
       file.is_absolute() ? file.string() : (m_environment.working_directory / file).string();
   const Probe& probe = m_objects->probe(path);
@@ -95,7 +96,7 @@ std::optional<CheckResult> Loader::check(const fs::path& file) {
     throw IoError(file.string(), "cannot open: no such readable file");
   if (probe.kind == ProbeKind::not_elf) return std::nullopt;
   if (probe.kind == ProbeKind::broken) throw IoError(file.string(), probe.problem);
-  return resolve_dependencies(path, m_environment, *m_objects);
+  return resolve_dependencies(path, m_environment, *m_objects, loaded_before);
 }
 
 std::vector<CheckResult> Loader::check_tree(const fs::path& root) {

@@ -70,7 +70,7 @@ class Resolver {
     if (m_cwd.empty() || m_cwd.back() != '/') m_cwd += '/';
   }
 
-  CheckResult run(const std::string& root_path) {
+  CheckResult run(const std::string& root_path, std::span<const std::string> loaded_before) {
     m_result.file = root_path;
     const Probe& root = m_source.probe(root_path);
     if (root.kind != ProbeKind::object) {
@@ -88,6 +88,7 @@ class Resolver {
     // _dl_init_paths: LD_LIBRARY_PATH's tokens are the main program's.
     m_library_path = decompose(m_env.ld_library_path, dst_values(0));
     add_interpreter(root.info.interpreter.value_or(m_env.interpreter), executable);
+    add_loaded_before(loaded_before);
 
     // _dl_map_object_deps: breadth-first; each object's DT_NEEDED in order.
     for (std::size_t next = 0; next < m_search_list.size(); ++next) {
@@ -116,6 +117,21 @@ class Resolver {
     const std::size_t map = add_map(interpreter, interpreter, probe, std::nullopt, interpreter);
     if (probe.info.soname && *probe.info.soname != interpreter)
       m_maps[map].names.push_back(*probe.info.soname);
+  }
+
+  // Objects already in the namespace (a Python extension's: what `import torch` loaded): a
+  // request for a name they were loaded under or their SONAME is met by them before any search
+  // (_dl_map_object's first loop), whatever the requester's scope. Listed only when requested.
+  void add_loaded_before(std::span<const std::string> paths) {
+    for (const auto& path : paths) {
+      const Probe& probe = m_source.probe(absolute(path));
+      if (probe.kind != ProbeKind::object || !same_abi(probe.info)) continue;
+      if (std::any_of(m_maps.begin(), m_maps.end(),
+                      [&](const Map& map) { return map.id == probe.id; }))
+        continue;
+      const std::size_t map = add_map(path, path, probe, std::nullopt, path);
+      if (probe.info.soname) m_maps[map].names.push_back(*probe.info.soname);
+    }
   }
 
   std::size_t add_map(const std::string& real_name, const std::string& name, const Probe& probe,
@@ -404,8 +420,8 @@ std::optional<std::string> expand_dst(std::string_view text, const DstValues& va
 }
 
 CheckResult resolve_dependencies(const std::string& root_path, const LoaderEnvironment& environment,
-                                 ObjectSource& source) {
-  return Resolver(environment, source).run(root_path);
+                                 ObjectSource& source, std::span<const std::string> loaded_before) {
+  return Resolver(environment, source).run(root_path, loaded_before);
 }
 
 }  // namespace wheelmod::elf

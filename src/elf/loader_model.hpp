@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "elf/elf_file.hpp"
@@ -44,8 +45,10 @@ class ObjectSource {
 
 /// Everything the object at the absolute `root_path` needs, resolved as
 /// loader.hpp describes. A root that is not an object gives a result with
-/// only `error` set.
+/// only `error` set. `loaded_before` are absolute paths of objects in the namespace before the
+/// root (Loader::check).
 CheckResult resolve_dependencies(const std::string& root_path, const LoaderEnvironment& environment,
-                                 ObjectSource& source);
+                                 ObjectSource& source,
+                                 std::span<const std::string> loaded_before = {});
 
 }  // namespace wheelmod::elf

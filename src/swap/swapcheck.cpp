@@ -70,14 +70,18 @@ class Checker {
   Checker(const TorchInstall& current, const TorchInstall& candidate, FixRpath fix,
           elf::Loader& loader)
       : m_current(current), m_candidate(candidate), m_fix(fix), m_loader(loader) {
+    for (const auto& [name, version] : current.exports) m_torch_symbols[name].current = &version;
     for (const auto& [name, version] : candidate.exports)
-      if (name.starts_with("_Z")) m_candidate_neutral.insert(abi_neutral(elf::demangle(name)));
+      m_torch_symbols[name].candidate = &version;
     // torch's own libraries are looked up in TorchInstall::exports (read once, by
     // read_torch_install); the index holds what they load.
     for (const auto* torch : {&current, &candidate})
       for (const auto& file : torch->dependency_files)
         (torch == &current ? m_current_files : m_candidate_files).add(m_symbols.add(file, true));
-    for (const auto& file : current.library_files) m_current_dirs.insert(file.parent_path());
+    for (const auto& file : current.library_files) {
+      m_current_dirs.insert(file.parent_path());
+      m_current_loaded.push_back(file.string());
+    }
     std::vector<std::string> first, rest;
     for (const auto& file : candidate.library_files)
       if (m_candidate_dirs.insert(file.parent_path()).second)
@@ -188,33 +192,32 @@ class Checker {
         return m_symbols.defines(symbol.name, symbol.version, files);
       };
       // Most imports of a torch extension are torch's own symbols: one hash lookup each in the
-      // exports of either torch (default versions) before any table is scanned.
-      const auto in_exports = [&symbol](const TorchInstall& torch) {
-        const auto found = torch.exports.find(symbol.name);
-        return found != torch.exports.end() &&
-               (!symbol.version || *symbol.version == found->second);
+      // exports of both torches (default versions) before any table is scanned.
+      const auto found = m_torch_symbols.find(symbol.name);
+      const TorchSymbol* torch = found == m_torch_symbols.end() ? nullptr : &found->second;
+      const auto in_exports = [&symbol](const std::string* version) {
+        return version != nullptr && (!symbol.version || *symbol.version == *version);
       };
-      const bool from_torch = in_exports(m_current);
+      const bool from_torch = torch != nullptr && in_exports(torch->current);
       if (!from_torch && !defined_in(closure.now)) {
-        undefined.push_back(elf::demangle(symbol.name) +
-                            (symbol.version ? "@" + *symbol.version : ""));
+        undefined.push_back(demangled(symbol.name) + (symbol.version ? "@" + *symbol.version : ""));
         continue;
       }
       if (from_torch) {
         ++result.torch_imports;
         cxx |= symbol.name.starts_with("_Z");
       }
-      if (in_exports(m_candidate) || defined_in(closure.after)) continue;
-      if (const auto found = m_candidate.exports.find(symbol.name);
-          found != m_candidate.exports.end() && symbol.version) {
+      if ((torch != nullptr && in_exports(torch->candidate)) || defined_in(closure.after)) continue;
+      if (torch != nullptr && torch->candidate != nullptr && symbol.version) {
         // A versioned import binds only to that version (gABI symbol versioning).
-        wrong_version.push_back(elf::demangle(symbol.name) + " (needed at version " +
-                                *symbol.version + ", the candidate has " +
-                                (found->second.empty() ? "it unversioned" : found->second) + ")");
+        const auto& has = *torch->candidate;
+        wrong_version.push_back(demangled(symbol.name) + " (needed at version " + *symbol.version +
+                                ", the candidate has " + (has.empty() ? "it unversioned" : has) +
+                                ")");
         continue;
       }
-      auto readable = elf::demangle(symbol.name);
-      if (symbol.name.starts_with("_Z") && m_candidate_neutral.contains(abi_neutral(readable)))
+      auto readable = demangled(symbol.name);
+      if (symbol.name.starts_with("_Z") && candidate_neutral().contains(abi_neutral(readable)))
         other_abi.push_back(std::move(readable));
       else
         missing.push_back(std::move(readable));
@@ -263,7 +266,7 @@ class Checker {
     Closure out{m_current_files, m_candidate_files, {}, {}};
     std::optional<elf::CheckResult> checked;
     try {
-      checked = m_loader.check(file);
+      checked = m_loader.check(file, m_current_loaded);
     } catch (const Error&) {
       return out;
     }
@@ -356,6 +359,28 @@ class Checker {
     return joined;
   }
 
+  // Each dependent names the same torch functions: demangled once each.
+  const std::string& demangled(const std::string& name) {
+    const auto [it, added] = m_demangled.try_emplace(name);
+    if (added) it->second = elf::demangle(name);
+    return it->second;
+  }
+
+  // The candidate's C++ exports, ABI-neutral: demangled when a symbol is first missing.
+  const std::unordered_set<std::string>& candidate_neutral() {
+    if (!m_candidate_neutral)
+      for (auto& neutral = m_candidate_neutral.emplace();
+           const auto& [name, version] : m_candidate.exports)
+        if (name.starts_with("_Z")) neutral.insert(abi_neutral(elf::demangle(name)));
+    return *m_candidate_neutral;
+  }
+
+  // A name either torch exports, with the version each exports it at (null: not exported).
+  struct TorchSymbol {
+    const std::string* current = nullptr;
+    const std::string* candidate = nullptr;
+  };
+
   const TorchInstall& m_current;
   const TorchInstall& m_candidate;
   FixRpath m_fix;
@@ -373,11 +398,17 @@ class Checker {
   }
 
   std::unordered_map<std::string, fs::path> m_real_paths;
+  std::unordered_map<std::string, TorchSymbol> m_torch_symbols;
+  // `import torch` has loaded the current torch's libraries before any dependent: a dependent's
+  // DT_NEEDED of one of their names is met by them, not by a search (which may find another
+  // libtorch, a distribution's, in the system directories).
+  std::vector<std::string> m_current_loaded;
+  std::unordered_map<std::string, std::string> m_demangled;
   std::unordered_map<std::string, Closure> m_closures;  // by closure_of's key
   SymbolIndex m_symbols;
-  SymbolIndex::Files m_current_files;                   // torch's libraries and what they load
-  SymbolIndex::Files m_candidate_files;                 // the same of the candidate
-  std::unordered_set<std::string> m_candidate_neutral;  // the candidate's C++ exports, ABI-neutral
+  SymbolIndex::Files m_current_files;    // torch's libraries and what they load
+  SymbolIndex::Files m_candidate_files;  // the same of the candidate
+  std::optional<std::unordered_set<std::string>> m_candidate_neutral;
   std::set<fs::path> m_current_dirs;    // where the current torch's libraries are (real paths)
   std::set<fs::path> m_candidate_dirs;  // where the candidate's are
   std::string m_candidate_search_path;  // those, libtorch's first: what --fix writes

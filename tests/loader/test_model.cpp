@@ -226,6 +226,40 @@ TEST_CASE("a library already loaded satisfies its SONAME and its names, breadth 
   CHECK(result.objects[2].loader == std::optional<std::size_t>(0));
 }
 
+TEST_CASE("objects loaded before the root meet its requests before any search",
+          "[elf][loader][model]") {
+  // A torch extension without RPATH: libtorch_cpu.so is in the process already (import torch),
+  // and ld.so matches it by SONAME before it would search the system directories, where a
+  // distribution's libtorch lies.
+  MemoryFiles files;
+  auto wheel_torch = library({"libc10.so"});
+  wheel_torch.soname = "libtorch_cpu.so";
+  wheel_torch.runpath = "$ORIGIN";
+  files.add("/sw/torch/lib/libtorch_cpu.so", wheel_torch);
+  files.add("/sw/torch/lib/libc10.so", library());
+  files.add("/usr/lib/libtorch_cpu.so", library({"libsystem_only.so"}));
+  files.add("/usr/lib/libsystem_only.so", library());
+  files.add("/p/ext/_ext.so", library({"libtorch_cpu.so", "libunrelated.so"}));
+  files.add("/usr/lib/libunrelated.so", library());
+  const std::vector<std::string> loaded = {"/sw/torch/lib/libtorch_cpu.so",
+                                           "/sw/torch/lib/libc10.so"};
+
+  const auto with = elf::resolve_dependencies("/p/ext/_ext.so", plain_environment(), files, loaded);
+  const auto& torch = request(with, "/p/ext/_ext.so", "libtorch_cpu.so");
+  CHECK(torch.found_by == elf::FoundBy::already_loaded);
+  CHECK(torch.path == "/sw/torch/lib/libtorch_cpu.so");
+  // What the loaded object needs resolves from it ($ORIGIN is its directory), and only objects
+  // something requested are listed: libc10.so under torch, nothing from /usr/lib's libtorch.
+  CHECK(request(with, "/sw/torch/lib/libtorch_cpu.so", "libc10.so").path ==
+        "/sw/torch/lib/libc10.so");
+  CHECK(request(with, "/p/ext/_ext.so", "libunrelated.so").found_by == elf::FoundBy::default_dirs);
+  for (const auto& object : with.objects) CHECK(object.path != "/usr/lib/libsystem_only.so");
+
+  // Without them, the search finds the system's libtorch.
+  const auto without = elf::resolve_dependencies("/p/ext/_ext.so", plain_environment(), files);
+  CHECK(request(without, "/p/ext/_ext.so", "libtorch_cpu.so").path == "/usr/lib/libtorch_cpu.so");
+}
+
 TEST_CASE("one file under two names is loaded once", "[elf][loader][model]") {
   MemoryFiles files;
   files.add("/p/lib/libone.so", library());

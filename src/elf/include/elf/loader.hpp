@@ -181,7 +181,11 @@ class Loader {
   /// ($ORIGIN from its real path, like /proc/self/exe); a shared library as `ldd LIBRARY` does,
   /// as if dlopen()ed by path from a program without RPATH (its DT_RPATH heads the chain, $ORIGIN
   /// from `file` as given). nullopt when `file` is not ELF; IoError when it cannot be read.
-  std::optional<CheckResult> check(const std::filesystem::path& file);
+  /// `loaded_before`: objects already loaded into the process (what `import torch` loaded, for a
+  /// torch extension): a DT_NEEDED of their SONAME or path is met by them before any search, as
+  /// ld.so matches loaded objects first; they join the result only when something needs them.
+  std::optional<CheckResult> check(const std::filesystem::path& file,
+                                   std::span<const std::string> loaded_before = {});
 
   /// Every ELF executable and shared library under `root`, in path order, each file once under
   /// its first non-symlink path; directory symlinks are not followed (no loops). Unreadable
