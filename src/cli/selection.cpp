@@ -1,8 +1,46 @@
 #include "selection.hpp"
 
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
 #include <CLI/CLI.hpp>
 
 namespace wheelmod::cli {
+
+namespace {
+
+// "64G" -> "68719476736", in place (CLI11 then reads the number); the error text otherwise.
+// Written out rather than CLI::AsSizeValue, whose number parsing (strtoull) takes "-1" as
+// 2^64-1 and "010" as octal, and whose "KB" would read as 1024 to some and 1000 to others.
+std::string to_byte_count(std::string& input) {
+  const std::string given = input;
+  const std::string not_a_size = "'" + given +
+                                 "' is not a size: write a whole number of bytes, or one with "
+                                 "K, M, G or T (powers of 1024), e.g. 64G";
+  std::uint64_t value = 0;
+  const auto* end = given.data() + given.size();
+  const auto [rest, error] = std::from_chars(given.data(), end, value);
+  if (error == std::errc::result_out_of_range) return "'" + given + "' is too large";
+  if (error != std::errc{}) return not_a_size;
+  std::string_view unit(rest, static_cast<std::size_t>(end - rest));
+  if (unit.size() == 3 && unit.ends_with("iB")) unit.remove_suffix(2);  // 4GiB as 4G
+  constexpr std::string_view k_units = "KMGT";
+  const auto position =
+      unit.size() == 1 ? k_units.find(static_cast<char>(std::toupper(unit[0]))) : unit.npos;
+  if (!unit.empty() && position == unit.npos) return not_a_size;
+  const unsigned shift = unit.empty() ? 0U : 10U * (1U + static_cast<unsigned>(position));
+  if (value == 0) return "'" + given + "' is no size: give at least 1 byte";
+  if (value > (std::numeric_limits<std::uint64_t>::max() >> shift))
+    return "'" + given + "' is too large";
+  input = std::to_string(value << shift);
+  return {};
+}
+
+}  // namespace
 
 void add_selection_options(CLI::App& sub, operations::Selection& selection, SpecArity specs) {
   auto* spec = sub.add_option("SPEC", selection.specs,
@@ -34,6 +72,15 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
   sub.add_flag("--bundle-missing", selection.bundle_missing,
                "Bundle the index's nvidia-* wheel for a CUDA library no module provides "
                "(default: report it missing)");
+  add_page_timeout_option(sub, selection.page_timeout);
+}
+
+void add_page_timeout_option(CLI::App& sub, unsigned& seconds) {
+  // A total limit: the stall timeout never fires on a page that trickles a byte at a time.
+  sub.add_option("--page-timeout", seconds,
+                 "Seconds an index page or .metadata file may take in all, retries included, "
+                 "1 to 86400 (default: 300)")
+      ->check(CLI::Range(1, 86400));
 }
 
 void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
@@ -48,6 +95,10 @@ void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
   sub.add_option("--stall-timeout", settings.stall_timeout,
                  "Seconds without a byte before a transfer is retried, 1 to 86400 (default: 60)")
       ->check(CLI::Range(1, 86400));
+  sub.add_option("--max-download-size", settings.max_download_size,
+                 "Largest file to download, in bytes or with a K, M, G or T suffix (powers of "
+                 "1024, e.g. 64G); a body without a size is stopped there (default: 64G)")
+      ->transform(CLI::Validator(to_byte_count, "SIZE", "byte size"));
   sub.add_option("--cacert", settings.cacert,
                  "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
   if (wheel_cache == WheelCache::used)

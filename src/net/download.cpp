@@ -153,12 +153,19 @@ class Batch {
 
   void queue_transfer(std::size_t index) {
     const auto& request = m_requests[index];
+    if (request.size && *request.size > m_options.max_size) {
+      remove_part(request.destination);
+      throw over_max_size(request, "the index says " + std::to_string(*request.size) +
+                                       " bytes, more than --max-download-size (" +
+                                       format_bytes(m_options.max_size) + "); not downloaded");
+    }
     auto transfer = std::make_unique<Transfer>(request, index, m_options, m_ca, m_reporter);
     // Resume only what this URL left: the validator is that server's word
     // for that file, and is meaningless for another.
     if (const auto leftover = find_leftover(request.destination);
         leftover && leftover->info.url == mask_credentials(request.url) && leftover->bytes > 0 &&
-        (!leftover->info.size || leftover->bytes <= *leftover->info.size)) {
+        (!leftover->info.size || leftover->bytes <= *leftover->info.size) &&
+        leftover->bytes <= m_options.max_size) {
       transfer->adopt_leftover(leftover->bytes, leftover->info.validator, leftover->info.size);
     } else {
       remove_part(request.destination);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/reporter.hpp"
 #include "core/url.hpp"
 #include "file_transport.hpp"
 #include "http_cache.hpp"
@@ -23,6 +24,7 @@ namespace wheelmod::net {
 namespace {
 
 using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
 
 // The largest index page kept (decoded): PyPI's biggest project pages are
 // tens of MiB; a page that goes on past this is hostile or not a page.
@@ -87,15 +89,26 @@ struct Fetcher::Impl {
 
   /// Sends `request` until an answer that retrying cannot change: any
   /// status but 429 and 5xx. Transient failures and those statuses are
-  /// retried up to options.attempts times; then IoError.
-  HttpResult exchange(const HttpRequest& request) {
+  /// retried up to options.attempts times; then IoError. With a
+  /// `deadline`, every attempt and wait ends by it, and passing it is an
+  /// IoError of its own: a page that trickles is given up, not retried.
+  HttpResult exchange(HttpRequest request,
+                      std::optional<SteadyClock::time_point> deadline = std::nullopt) {
     std::string last_cause;
     std::string hint;
+    std::uint64_t received = 0;
     for (unsigned attempt = 1;; ++attempt) {
+      if (deadline) {
+        const auto left = std::chrono::ceil<milliseconds>(*deadline - SteadyClock::now());
+        if (left <= milliseconds(0)) throw page_timeout(request.url, received, last_cause);
+        request.total_timeout = left;
+      }
       HttpResult result = transport.perform(request);
       ++stats.requests;
       stats.body_bytes += result.received;
+      received += result.received;
       std::optional<milliseconds> retry_after;
+      if (result.timed_out) throw page_timeout(request.url, received, last_cause);
       if (result.failure == TransportFailure::permanent)
         throw IoError(mask_credentials(request.url), result.failure_text, result.failure_hint);
       if (result.failure == TransportFailure::transient) {
@@ -118,8 +131,26 @@ struct Fetcher::Impl {
                           (attempt == 1 ? " attempt)" : " attempts)"),
                       hint);
       }
-      std::this_thread::sleep_for(delay(attempt, retry_after));
+      auto wait = delay(attempt, retry_after);
+      if (deadline)
+        wait = std::min(wait, std::chrono::ceil<milliseconds>(*deadline - SteadyClock::now()));
+      std::this_thread::sleep_for(wait);
     }
+  }
+
+  /// The page took all of options.page_timeout; `earlier`: why an earlier
+  /// attempt failed, if one did.
+  IoError page_timeout(std::string_view url, std::uint64_t received,
+                       const std::string& earlier) const {
+    const auto limit = options.page_timeout.count();
+    IoError error(mask_credentials(url),
+                  "the page took longer than " + std::to_string(limit) + " s in all (" +
+                      format_bytes(received) + " received)",
+                  "the server sends it too slowly, or a trickle that never ends; if the index is "
+                  "just slow, allow more with --page-timeout SECONDS (now " +
+                      std::to_string(limit) + ")");
+    if (!earlier.empty()) error.with_detail("an earlier attempt failed: " + earlier);
+    return error;
   }
 
   std::optional<Response> get_page(std::string_view url, std::string_view accept) {
@@ -129,13 +160,16 @@ struct Fetcher::Impl {
     HttpRequest request{.url = std::string(url),
                         .headers = {"Accept: " + std::string(accept)},
                         .encoding = ContentEncoding::any,
-                        .max_body = k_max_page_bytes};
+                        .max_body = k_max_page_bytes,
+                        .total_timeout = milliseconds(0)};
     // RFC 9110 §13.1: revalidate what the cache holds; 304 = still valid.
     if (cached && !cached->etag.empty())
       request.headers.push_back("If-None-Match: " + cached->etag);
     if (cached && !cached->last_modified.empty())
       request.headers.push_back("If-Modified-Since: " + cached->last_modified);
-    HttpResult result = exchange(request);
+    // The deadline covers the retries too: a page retried four times
+    // would otherwise take four page timeouts and the waits between them.
+    HttpResult result = exchange(request, SteadyClock::now() + options.page_timeout);
     // download.pytorch.org (S3 behind CloudFront) answers 403 for a page
     // that does not exist; uv treats it as "not found" too.
     if (result.status == 404 || result.status == 403) return std::nullopt;

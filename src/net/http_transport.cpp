@@ -88,12 +88,17 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   handle.set(CURLOPT_WRITEDATA, static_cast<void*>(&sink), "CURLOPT_WRITEDATA");
   handle.set(CURLOPT_HEADERFUNCTION, &on_header, "CURLOPT_HEADERFUNCTION");
   handle.set(CURLOPT_HEADERDATA, static_cast<void*>(&result), "CURLOPT_HEADERDATA");
+  if (request.total_timeout.count() > 0)
+    handle.set(CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_timeout.count()),
+               "CURLOPT_TIMEOUT_MS");
   state.stall.restart();
   handle.set(CURLOPT_NOPROGRESS, 0L, "CURLOPT_NOPROGRESS");
   handle.set(CURLOPT_XFERINFOFUNCTION, &on_progress, "CURLOPT_XFERINFOFUNCTION");
   handle.set(CURLOPT_XFERINFODATA, static_cast<void*>(&state), "CURLOPT_XFERINFODATA");
 
+  const auto started = std::chrono::steady_clock::now();
   const CURLcode code = curl_easy_perform(handle.get());
+  const auto elapsed = std::chrono::steady_clock::now() - started;
   char* effective = nullptr;
   if (curl_easy_getinfo(handle.get(), CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK &&
       effective != nullptr)
@@ -114,9 +119,16 @@ HttpResult HttpTransport::perform(const HttpRequest& request) {
   }
   if (code != CURLE_OK) {
     result.failure = state.stall.stalled() ? TransportFailure::transient : classify(code);
-    if (state.stall.stalled() ||
-        (code == CURLE_OPERATION_TIMEDOUT &&
-         std::string_view(state.error).find("too slow") != std::string_view::npos)) {
+    // libcurl says "timed out" for the connect, stall and total timeouts
+    // alike; the total one is the one whose time has run out.
+    result.timed_out = code == CURLE_OPERATION_TIMEDOUT && !state.stall.stalled() &&
+                       request.total_timeout.count() > 0 && elapsed >= request.total_timeout;
+    if (result.timed_out) {
+      result.failure_text =
+          "no complete answer within " + std::to_string(request.total_timeout.count()) + " ms";
+    } else if (state.stall.stalled() ||
+               (code == CURLE_OPERATION_TIMEDOUT &&
+                std::string_view(state.error).find("too slow") != std::string_view::npos)) {
       result.failure_text = stall_text(options.connection.stall_timeout);
     } else {
       result.failure_text = curl_easy_strerror(code);

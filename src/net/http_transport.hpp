@@ -28,12 +28,16 @@ struct HttpRequest {
   /// The most body bytes (after content decoding) to keep; 0 = no limit.
   /// Past it the transfer is aborted: a permanent failure, not retried.
   std::uint64_t max_body = 0;
+  /// The most the whole exchange may take (CURLOPT_TIMEOUT_MS); 0 = no
+  /// limit, only the stall timeout (a wheel may take an hour).
+  std::chrono::milliseconds total_timeout{0};
 };
 
 struct HttpResult {
   TransportFailure failure = TransportFailure::none;
   std::string failure_text;  // one line, when failure != none
   std::string failure_hint;  // what the user can do about it, when known
+  bool timed_out = false;    // the request's total_timeout ended it (a transient failure)
   long status = 0;
   std::string reason;  // "Not Found" (HTTP/1.x only; "" over HTTP/2)
   std::vector<std::pair<std::string, std::string>>

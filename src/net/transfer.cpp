@@ -56,6 +56,13 @@ std::string if_range_validator(std::optional<std::string_view> etag,
 
 }  // namespace
 
+IoError over_max_size(const DownloadRequest& request, const std::string& cause) {
+  return IoError(mask_credentials(request.url), cause,
+                 "the server is misbehaving or the URL leads elsewhere, or the file is larger "
+                 "than this run allows; if it is genuine, allow it with --max-download-size "
+                 "SIZE (default 64G)");
+}
+
 Transfer::Transfer(const DownloadRequest& request, std::size_t index,
                    const DownloadOptions& options, const std::string& ca, Reporter& reporter)
     : m_request(request), m_index(index), m_options(options), m_ca(ca), m_reporter(reporter) {}
@@ -100,6 +107,7 @@ CURL* Transfer::begin_attempt() {
   m_attempt_bytes = 0;
   m_abort.reset();
   m_abort_restarts = false;
+  m_abort_discards = false;
   m_stall.restart();
   m_error[0] = '\0';
 
@@ -236,6 +244,12 @@ void Transfer::decide_body_target() {
                                  " bytes, the index says " + std::to_string(*m_request.size),
                              "the file on the server is not the one the index lists; if the "
                              "index is stale, try again later");
+  } else if (m_target == BodyTarget::part && m_total && *m_total > m_options.max_size) {
+    // Refused on the server's word, before its body is written.
+    m_abort = over_max_size(m_request, "the server announces " + std::to_string(*m_total) +
+                                           " bytes, more than --max-download-size (" +
+                                           format_bytes(m_options.max_size) + "); not downloaded");
+    m_abort_discards = true;
   }
 }
 
@@ -253,6 +267,16 @@ std::size_t Transfer::on_body(const char* data, std::size_t size) {
                                    " bytes the index says",
                                "the file on the server is not the one the index lists; if the "
                                "index is stale, try again later");
+      return 0;
+    }
+    if (have() + size > m_options.max_size) {
+      // No size from the index or the server (else it was checked above): a
+      // body that never ends stops here, and its bytes are not kept, so no
+      // later run resumes them.
+      m_abort = over_max_size(m_request, "the body goes on past --max-download-size (" +
+                                             format_bytes(m_options.max_size) +
+                                             ") with no size announced; stopped, nothing kept");
+      m_abort_discards = true;
       return 0;
     }
     for (std::size_t done = 0; done < size;) {
@@ -316,7 +340,8 @@ AttemptVerdict Transfer::end_attempt(CURLcode code) {
       schedule_retry(m_abort->cause(), m_abort->hint(), std::nullopt);
       return m_failure ? AttemptVerdict::failed : AttemptVerdict::retry;
     }
-    if (m_abort->code() == ExitCode::integrity) remove_part(m_request.destination);
+    if (m_abort_discards || m_abort->code() == ExitCode::integrity)
+      remove_part(m_request.destination);
     m_failure = std::move(m_abort);
     return AttemptVerdict::failed;
   }

@@ -32,6 +32,10 @@ enum class AttemptVerdict {
   failed,    // `failure` holds the error
 };
 
+/// The error for a file over DownloadOptions::max_size: `cause` says who
+/// said how large (the index, Content-Length, or the body itself).
+IoError over_max_size(const DownloadRequest& request, const std::string& cause);
+
 class Transfer {
  public:
   Transfer(const DownloadRequest& request, std::size_t index, const DownloadOptions& options,
@@ -108,6 +112,7 @@ class Transfer {
   std::uint64_t m_attempt_bytes = 0;
   std::optional<Error> m_abort;   // why on_body stopped the transfer
   bool m_abort_restarts = false;  // the abort asks for a fresh start, not a failure
+  bool m_abort_discards = false;  // the .part holds bytes no resume may trust
   StallWatch m_stall;
   char m_error[CURL_ERROR_SIZE] = {};
 };

@@ -50,6 +50,8 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
   run.download.jobs = options.download.jobs;
   run.download.attempts = options.download.retries + 1;
   run.download.connection.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
+  run.download.max_size = options.download.max_download_size;
+  run.fetcher.page_timeout = std::chrono::seconds(options.page_timeout);
   run.download.connection.cacert = options.download.cacert;
   run.fetcher.connection.cacert = options.download.cacert;
   if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);

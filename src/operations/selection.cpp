@@ -206,6 +206,7 @@ resolve::ResolveReport resolve_selection(const Selection& given,
   request.module_installed = std::move(module_installed);
   net::FetcherOptions fetch_options;
   fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir);
+  fetch_options.page_timeout = std::chrono::seconds(selection.page_timeout);
   net::Fetcher fetcher(fetch_options);
   auto report = resolve::resolve(request, fetcher, reporter);
   if (const auto& stats = fetcher.stats(); stats.requests > 0)
@@ -238,6 +239,7 @@ net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
   download.jobs = settings.jobs;
   download.attempts = settings.retries + 1;
   download.connection.stall_timeout = std::chrono::seconds(settings.stall_timeout);
+  download.max_size = settings.max_download_size;
   download.connection.cacert = settings.cacert;
   if (!settings.no_cache) {
     const auto cache = cache_dir_or_default(cache_dir);

@@ -5,9 +5,11 @@ bodies that never end). It logs each request with its Authorization
 header and counts the body bytes each route got onto the socket.
 """
 import http.server
+import itertools
 import socket
 import sys
 import threading
+import time
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -46,15 +48,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.sent[self.path] = self.server.sent.get(self.path, 0) + len(data)
 
-    def chunked(self, status, chunks, content_type="application/octet-stream"):
+    def chunked(self, status, chunks, content_type="application/octet-stream", headers=()):
         """A body of unknown length (Transfer-Encoding: chunked), from an iterable."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Transfer-Encoding", "chunked")
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         for chunk in chunks:
             self.send(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
         self.send(b"0\r\n\r\n")
+
+    def trickle(self, data, interval=0.5, limit_s=60):
+        """Writes `data` (raw: a body, or a whole response with its headers) one byte
+        per `interval` seconds, cycling through it, until the client hangs up or
+        `limit_s` has passed: a server that is never quite silent."""
+        deadline = time.monotonic() + limit_s
+        for i in itertools.count():
+            if time.monotonic() > deadline:
+                return
+            self.send(data[i % len(data):i % len(data) + 1])
+            self.wfile.flush()
+            time.sleep(interval)
 
     def redirect(self, location, status=302):
         self.send_response(status)

@@ -9,11 +9,16 @@ Groups:
              and wheels; a page that links to a local file
   lengths    Content-Length smaller or larger than what is sent; a wheel
              longer than the index's size or hash allows (fetch and install)
+  slow       a page or .metadata file trickled at 2 bytes/s (body or headers),
+             ended by --page-timeout, not retried; a wheel of unknown size past
+             --max-download-size, one announced or listed above it; 0 refused
 """
 import json
 import os
+import re
 import shutil
 import sys
+import time
 
 from hostile_support import (MIB, Suite, check, check_error, check_unchanged, main_with_groups,
                              snapshot)
@@ -228,7 +233,232 @@ def lengths(args):
                          "final name, no prefix")
 
 
-GROUPS = {"redirects": redirects, "lengths": lengths}
+# --- slow -------------------------------------------------------------------------------------
+
+def slow(args):
+    suite = Suite(args.wheelmod, "pages that never finish, wheels without end",
+                  "wheelmod resolve/fetch --index http://127.0.0.1:PORT/simple/ "
+                  "--page-timeout S --max-download-size SIZE")
+    work = Work(suite)
+    server = work.server
+    page_url = re.escape(server.url(PAGE_PATH))
+
+    def trickled_page(h, body=None):
+        # 2 bytes/s with a Content-Length it never reaches: bytes keep coming, so no
+        # stall timeout can fire; only a total limit ends it.
+        page = body or html(work.good_link())
+        h.send_response(200)
+        h.send_header("Content-Type", "text/html")
+        h.send_header("Content-Length", str(len(page) * 1000))
+        h.end_headers()
+        h.trickle(page + b" " * 64)
+
+    def timed(run):
+        start = time.monotonic()
+        result = run()
+        return result, time.monotonic() - start
+
+    def page_requests(path=PAGE_PATH):
+        return sum(r["path"] == path for r in server.requests)
+
+    def page_trickle(*extra, limit=3, low=3, high=10):
+        server.requests.clear()
+        server.routes[PAGE_PATH] = trickled_page
+        result, wall = timed(lambda: work.resolve("--no-deps", "--page-timeout", str(limit),
+                                                  *extra))
+        check_error(result, 4, page_url, rf"longer than {limit} s in all \(\d+ B received\)",
+                    r"--page-timeout")
+        check(low <= wall <= high, f"ended after {wall:.1f} s, expected {low} to {high} s")
+        # The limit is the page's in all: a trickle is not tried again.
+        check(page_requests() == 1, f"{page_requests()} requests for the page")
+        return f"exit 4 after {wall:.1f} s"
+
+    def page_trickle_through_fetch():
+        # fetch with a stall timeout far shorter than the page takes: bytes arrive every
+        # half second, so the stall never fires; the total limit does, at 5 s.
+        server.requests.clear()
+        server.routes[PAGE_PATH] = trickled_page
+        (result, dest), wall = timed(lambda: work.fetch("--stall-timeout", "2",
+                                                        "--page-timeout", "5"))
+        check_error(result, 4, page_url, r"longer than 5 s in all", r"--page-timeout")
+        check("stalled" not in result.stderr, result.describe())
+        check(5 <= wall <= 12, f"ended after {wall:.1f} s, expected 5 to 12 s")
+        check(not dest.exists() or not any(dest.glob("torch*")),
+              "a wheel was fetched from a page that never ended")
+        return f"exit 4 after {wall:.1f} s"
+
+    def header_trickle():
+        # The status line and headers themselves, a byte every half second.
+        server.requests.clear()
+        page = html(work.good_link())
+        response = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" +
+                    b"X-Slow: " + b"a" * 4096 + b"\r\nContent-Length: %d\r\n\r\n" % len(page) +
+                    page)
+        server.routes[PAGE_PATH] = lambda h: h.trickle(response)
+        result, wall = timed(lambda: work.resolve("--no-deps", "--page-timeout", "3"))
+        check_error(result, 4, page_url, r"longer than 3 s in all", r"--page-timeout")
+        check(3 <= wall <= 10, f"ended after {wall:.1f} s, expected 3 to 10 s")
+        return f"exit 4 after {wall:.1f} s"
+
+    def metadata_trickle():
+        # The page is quick; its PEP 658 .metadata file trickles: a page too.
+        server.requests.clear()
+        work.serve_wheel()
+        work.serve_page(html(work.good_link()))
+        metadata_path = WHEEL_PATH + ".metadata"
+
+        def respond(h):
+            h.send_response(200)
+            h.send_header("Content-Type", "text/plain")
+            h.send_header("Content-Length", str(len(METADATA) * 1000))
+            h.end_headers()
+            h.trickle(METADATA)
+        server.routes[metadata_path] = respond
+        result, wall = timed(lambda: work.resolve("--page-timeout", "3"))
+        check_error(result, 4, re.escape(server.url(metadata_path)), r"longer than 3 s in all",
+                    r"--page-timeout")
+        check(3 <= wall <= 10, f"ended after {wall:.1f} s, expected 3 to 10 s")
+        check(page_requests(metadata_path) == 1,
+              f"{page_requests(metadata_path)} requests for the .metadata")
+        work.serve_wheel()
+        return f"exit 4 after {wall:.1f} s"
+
+    def slow_page_within_limit():
+        # The control: a page that takes about 2 s (a chunk every 0.5 s) within a 6 s
+        # limit is read whole.
+        page = html(work.good_link())
+        pieces = [page[i:i + len(page) // 4 + 1] for i in range(0, len(page), len(page) // 4 + 1)]
+
+        def respond(h):
+            h.send_response(200)
+            h.send_header("Content-Type", "text/html")
+            h.send_header("Content-Length", str(len(page)))
+            h.end_headers()
+            for piece in pieces:
+                h.send(piece)
+                time.sleep(0.5)
+        server.routes[PAGE_PATH] = respond
+        result, wall = timed(lambda: work.resolve("--no-deps", "--page-timeout", "6",
+                                                  "--format", "json"))
+        check(work.chosen(result) == [WHEEL_NAME], result.describe())
+        return f"resolved in {wall:.1f} s"
+
+    def fetch(expect, *extra, patterns=()):
+        before = snapshot(work.root)
+        result, dest = work.fetch(*extra)
+        if expect == 0:
+            check(result.returncode == 0, result.describe())
+            check((dest / WHEEL_NAME).read_bytes() == work.wheel, "the fetched wheel differs")
+        else:
+            check_error(result, expect, *patterns)
+            left = sorted(p.name for p in dest.iterdir()) if dest.exists() else []
+            check(not [n for n in left if n.startswith("torch")],
+                  f"the wheel, its .part or its sidecar left for a resume: {left}")
+        check_unchanged(before, snapshot(work.root),
+                        allowed=[rf"{d.name}(/.*)?" for d in work.last])
+        return result
+
+    wheel_url = r"127\.0\.0\.1:\d+/files/torch-2\.6\.0"
+
+    def wheel_endless_no_size():
+        # An HTML page gives no size, the chunked body none either; an ETag makes a
+        # resume sidecar that must go with the .part.
+        work.serve_page(html(work.good_link()))
+        block = os.urandom(1 << 16)
+        server.sent.clear()
+        server.routes[WHEEL_PATH] = lambda h: h.chunked(
+            200, [work.wheel] + [block] * (4 << 10), headers=[("ETag", '"endless"')])
+        fetch(4, "--max-download-size", "1M",
+              patterns=(wheel_url, r"past --max-download-size \(1\.0 MiB\)",
+                        r"hint: .*--max-download-size"))
+        sent = server.sent.get(WHEEL_PATH, 0)
+        check(sent < 64 * MIB, f"{sent} bytes went out before wheelmod stopped")
+        return f"stopped after {sent / MIB:.1f} MiB"
+
+    def wheel_announced_over_cap():
+        # Content-Length above the cap: refused when the headers are in, before the
+        # body is written.
+        work.serve_page(html(work.good_link()))
+        size = 96 * MIB
+        block = os.urandom(1 << 16)
+
+        def respond(h):
+            h.send_response(200)
+            h.send_header("Content-Type", "application/octet-stream")
+            h.send_header("Content-Length", str(size))
+            h.send_header("ETag", '"big"')
+            h.end_headers()
+            for _ in range(size // len(block)):
+                h.send(block)
+        server.sent.clear()
+        server.routes[WHEEL_PATH] = respond
+        fetch(4, "--max-download-size", "1M",
+              patterns=(wheel_url, rf"announces {size} bytes, more than --max-download-size",
+                        r"not downloaded"))
+        sent = server.sent.get(WHEEL_PATH, 0)
+        check(sent < 32 * MIB, f"{sent} bytes of {size} went out before wheelmod stopped")
+        return f"stopped after {sent / MIB:.1f} MiB"
+
+    def wheel_listed_over_cap():
+        # A JSON page that lists a size above the cap: no request for the wheel at all.
+        files = [{"filename": WHEEL_NAME, "url": WHEEL_PATH, "size": 2 * MIB,
+                  "hashes": {"sha256": sha256(work.wheel)}}]
+        work.serve_page(json.dumps({"meta": {"api-version": "1.1"}, "name": "torch",
+                                    "files": files}).encode(), JSON_TYPE)
+        work.serve_wheel()
+        server.requests.clear()
+        fetch(4, "--max-download-size", "1M",
+              patterns=(wheel_url, rf"index says {2 * MIB} bytes, more than --max-download-size"))
+        check(not any(r["path"] == WHEEL_PATH for r in server.requests), "the wheel was requested")
+
+    def wheel_at_cap():
+        # The control: a chunked wheel of exactly the cap (256 KiB) is fetched.
+        work.serve_page(html(work.good_link()))
+        server.routes[WHEEL_PATH] = lambda h: h.chunked(200, [work.wheel])
+        check(len(work.wheel) == 256 * 1024, "the fixture's wheel is no longer 256 KiB")
+        fetch(0, "--max-download-size", "256K")
+
+    def zero(command, option, value):
+        cache, dest = work.fresh()
+        args = [command, "torch==2.6.0", "--index", server.url("/simple/"), *TARGET,
+                "--cache-dir", str(cache), option, value]
+        if command == "fetch":
+            args += ["--dest", str(dest)]
+        if command == "mirror":
+            args = [command, str(work.root / "absent.yaml"), "--dest", str(dest), option, value]
+        server.requests.clear()
+        result = suite.wheelmod_run(*args, timeout=30)
+        check_error(result, 2, re.escape(option))
+        check(not cache.exists() and not dest.exists(), "a usage error wrote something")
+        check(not server.requests, "a usage error reached the network")
+        return f"exit 2: {result.stderr.splitlines()[0][-60:]}"
+
+    cases = [("page_trickle_page_timeout_3", page_trickle),
+             ("page_trickle_fetch_stall_timeout_2", page_trickle_through_fetch),
+             ("page_headers_trickle", header_trickle),
+             ("metadata_trickle", metadata_trickle),
+             ("control_slow_page_within_limit", slow_page_within_limit),
+             ("wheel_endless_without_size", wheel_endless_no_size),
+             ("wheel_content_length_over_cap", wheel_announced_over_cap),
+             ("wheel_index_size_over_cap", wheel_listed_over_cap),
+             ("control_wheel_exactly_at_cap", wheel_at_cap)]
+    cases += [(f"{command} {option} {value}", lambda c=command, o=option, v=value: zero(c, o, v))
+              for command, option, value in (("resolve", "--page-timeout", "0"),
+                                             ("fetch", "--page-timeout", "0"),
+                                             ("mirror", "--page-timeout", "0"),
+                                             ("fetch", "--max-download-size", "0"),
+                                             ("fetch", "--max-download-size", "-1"),
+                                             ("fetch", "--max-download-size", "1.5G"),
+                                             ("fetch", "--max-download-size", "64X"))]
+    return suite.run_all(cases, work,
+                         "a page, its headers or a .metadata file trickled at 2 bytes/s ended by "
+                         "--page-timeout (exit 4, one request, within the limit plus a few s); a "
+                         "slow page within it read; a wheel past --max-download-size without a "
+                         "size stopped within a few MiB, one announced or listed above it refused, "
+                         "nothing left to resume (exit 4); 0 and bad sizes exit 2")
+
+
+GROUPS = {"redirects": redirects, "lengths": lengths, "slow": slow}
 
 if __name__ == "__main__":
     sys.exit(main_with_groups(__doc__.splitlines()[0], GROUPS))

@@ -43,12 +43,18 @@ struct DownloadResult {
   unsigned attempts = 0;                      // requests sent for this file
 };
 
+inline constexpr std::uint64_t k_default_max_download_size = 64ULL << 30U;
+
 struct DownloadOptions {
   unsigned jobs = 4;  // transfers at once
   /// Failed requests in a row per file, the first included, before it is given up. A request that
   /// brought at least 1 MiB before it broke is progress and restarts the count (the next resumes
   /// from there); in all, a file gets at most 10 times this many requests.
   unsigned attempts = 5;
+  /// The largest file a download may bring, whatever the index, Content-Length or a chunked body
+  /// says: a body of unknown size that goes on past it is stopped and its bytes dropped (not kept
+  /// for a resume). 64 GiB: CUDA wheels of torch are 2.5 to 4 GiB.
+  std::uint64_t max_size = k_default_max_download_size;
   ConnectionOptions connection;
   /// Content-addressed wheel cache root (`<dir>/wheels/sha256/ab/abcd…`); empty = no cache.
   std::filesystem::path cache_dir;
@@ -62,9 +68,9 @@ struct DownloadBatch {
 };
 
 /// Fetches every request, `options.jobs` at a time. Never throws for one file's failure: it leaves
-/// nothing at its destination (a .part may stay for a later resume, unless its bytes proved wrong)
-/// and its Error in `failures`. Throws only for a misuse (two requests with one destination) or a
-/// failure of the machinery itself.
+/// nothing at its destination (a .part may stay for a later resume, unless its bytes proved wrong
+/// or went past `options.max_size`) and its Error in `failures`. Throws only for a misuse (two
+/// requests with one destination) or a failure of the machinery itself.
 DownloadBatch download_all(const std::vector<DownloadRequest>& requests,
                            const DownloadOptions& options, Reporter& reporter);
 

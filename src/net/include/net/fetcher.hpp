@@ -24,6 +24,11 @@ struct FetcherOptions {
   std::filesystem::path cache_dir;
   /// Attempts per request, the first included.
   unsigned attempts = 4;
+  /// The most one get_page may take in all, retries and their waits
+  /// included: the stall timeout never fires on a page that trickles a
+  /// byte at a time, this does. get() and get_range() have none (they may
+  /// read a whole wheel).
+  std::chrono::seconds page_timeout{300};
   ConnectionOptions connection;
 };
 
@@ -56,7 +61,7 @@ class Fetcher {
   /// cache. nullopt when the page does not exist: HTTP 404 or 403
   /// (download.pytorch.org answers 403 for a missing page), or no such file.
   /// Throws IoError (exit 4) naming the URL and the last cause after the
-  /// retries are spent.
+  /// retries are spent, or once options.page_timeout has passed.
   std::optional<Response> get_page(std::string_view url, std::string_view accept);
 
   /// GETs a whole resource (a .metadata file, a small wheel) without the

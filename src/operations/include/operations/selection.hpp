@@ -2,6 +2,7 @@
 // are for (DESIGN.md "Command-line contract"), the site tables, and the download settings.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -37,12 +38,16 @@ struct Selection {
   /// "": this machine's, where /proc/driver/nvidia/version exists; "none": not checked.
   std::string driver;
   std::string wheel_variant;  // PEP 825 variant label to accept; "": variant wheels are skipped
+  /// Seconds an index page (or .metadata file) may take in all, retries included (1 to 86400).
+  unsigned page_timeout = 300;
 };
 
 struct DownloadSettings {
   unsigned jobs = 4;  // 1 to 64
   unsigned retries = 5;
   unsigned stall_timeout = 60;  // seconds
+  /// The largest file downloaded, in bytes (>= 1): net::DownloadOptions::max_size.
+  std::uint64_t max_download_size = net::k_default_max_download_size;
   std::string cacert;
   bool no_cache = false;
 };
