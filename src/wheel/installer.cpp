@@ -25,6 +25,7 @@
 #include "pep/metadata.hpp"
 #include "pep/name.hpp"
 #include "pep/wheel_filename.hpp"
+#include "zip_layout.hpp"
 
 namespace wheelmod::wheel {
 
@@ -341,9 +342,14 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
     throw UsageError("python version '" + scheme.python_version + "'", "not of the form X.Y");
   }
 
-  // 1. Every member's name and central-directory facts.
+  // 1. The archive's structure, by wheelmod's own parser before libzip opens it: one end record,
+  // no overlapping entries (with those refused, the compressed sizes check_members adds are the
+  // bytes the entries cover, so its archive-wide ratio holds); then libzip must list the same
+  // entries. Every member's name and central-directory facts.
+  const auto layout = read_zip_layout(wheel_file);
   const ZipArchive archive(wheel_file, ZipCheck::central_directory);
   const auto members = archive.members();
+  if (layout) check_same_entries(wheel_file, *layout, members);
   const auto listing = check_members(members, wheel, options.max_compression_ratio);
   // The file system must hold what the archive says it unpacks to (the
   // sizes are checked again while writing): better now than at 90 %.

@@ -68,22 +68,48 @@ class Reader {
 };
 
 // The EOCD is the last structure and has a variable-length comment, so it
-// is searched backwards (§4.3.16). A candidate whose comment ends exactly
-// at the end of the archive wins; a looser match (trailing bytes after the
-// comment) is accepted only if no exact one exists, so a signature inside
-// a comment does not fool the search.
-std::optional<std::size_t> find_end_record(const Reader& reader, std::size_t size) {
-  if (size < k_end_size) return std::nullopt;
+// is searched backwards (§4.3.16). Readers disagree on which of several
+// candidates is the archive's: Python's zipfile (pip) takes the last
+// signature (zipfile.py _EndRecData, rfind), libzip the most consistent one.
+// An archive whose first record's comment hides a second archive's central
+// directory and end record is one wheel to wheelmod and another to pip and
+// `unzip -l`. So exactly one record may end the file: the last signature,
+// its comment reaching the last byte, and no earlier record that also does.
+// `tail_start` only places offsets in messages.
+pep::Parsed<std::size_t> find_end_record(const Reader& reader, std::size_t size,
+                                         std::uint64_t tail_start) {
+  if (size < k_end_size)
+    return fail("zip end record", "no end-of-central-directory record: " + std::to_string(size) +
+                                      " bytes are fewer than one takes");
   const std::size_t last = size - k_end_size;
   const std::size_t first = last > k_max_comment ? last - k_max_comment : 0;
-  std::optional<std::size_t> loose;
+  const auto ends_file = [&](std::size_t pos) {
+    return pos + k_end_size + reader.u16(pos + 20) == size;
+  };
+  std::optional<std::size_t> found;
   for (std::size_t pos = last + 1; pos-- > first;) {
     if (reader.u32(pos) != k_end_signature) continue;
-    const std::size_t end = pos + k_end_size + reader.u16(pos + 20);
-    if (end == size) return pos;
-    if (end < size && !loose) loose = pos;
+    const auto at = [&](std::size_t p) { return std::to_string(tail_start + p); };
+    if (!found) {
+      if (!ends_file(pos))
+        return fail("zip end record",
+                    "the last end-of-central-directory record (offset " + at(pos) +
+                        ") does not end the archive: bytes follow its comment, or it lies inside "
+                        "another record's comment; zip readers would not agree on the contents");
+      found = pos;
+    } else if (ends_file(pos)) {
+      return fail("zip end record",
+                  "two end-of-central-directory records end the archive (offsets " + at(pos) +
+                      " and " + at(*found) +
+                      "): the first one's comment holds a second archive, which other zip "
+                      "readers (pip, unzip) would list instead");
+    }
   }
-  return loose;
+  if (!found)
+    return fail("zip end record", "no end-of-central-directory record in the last " +
+                                      std::to_string(size) +
+                                      " bytes: not a zip archive, or truncated");
+  return *found;
 }
 
 // §4.3.14 and §4.3.15: the ZIP64 locator sits right before the EOCD and
@@ -103,17 +129,24 @@ pep::Parsed<CentralDirectoryLocation> read_zip64_end(const Reader& reader, std::
     return fail("zip64 end record", "bad signature at offset " + std::to_string(record));
   if (reader.u32(pos + 16) != 0 || reader.u32(pos + 20) != 0)
     return fail("zip64 end record", "split (multi-disk) archives are not supported");
+  // §4.3.14.1: the record's size, counted after its first 12 bytes, reaches the locator.
+  if (const std::uint64_t rest = reader.u64(pos + 4);
+      rest < k_zip64_end_size - 12 || rest > locator - pos - 12 || pos + 12 + rest != locator)
+    return fail("zip64 end record", "its size field (" + std::to_string(rest) +
+                                        ") does not reach the ZIP64 end locator");
   const std::uint64_t on_disk = reader.u64(pos + 24);
   const CentralDirectoryLocation location{.offset = reader.u64(pos + 48),
                                           .size = reader.u64(pos + 40),
                                           .entries = reader.u64(pos + 32)};
   if (on_disk != location.entries)
     return fail("zip64 end record", "split (multi-disk) archives are not supported");
-  // The central directory ends where the ZIP64 end record begins.
-  if (location.offset > record || location.size > record - location.offset)
+  // The central directory ends where the ZIP64 end record begins: bytes between them would be
+  // entries that readers going by the directory's size see and others do not.
+  if (location.offset > record || location.size != record - location.offset)
     return fail("zip64 end record",
                 "the central directory (offset " + std::to_string(location.offset) + ", size " +
-                    std::to_string(location.size) + ") overlaps the end records");
+                    std::to_string(location.size) + ") does not end where the ZIP64 end record " +
+                    "begins (" + std::to_string(record) + ")");
   return location;
 }
 
@@ -126,12 +159,9 @@ pep::Parsed<CentralDirectoryLocation> find_central_directory(std::span<const std
                                       ") than the archive size (" + std::to_string(archive_size) +
                                       ")");
   const Reader reader(tail);
-  const auto end_pos = find_end_record(reader, tail.size());
-  if (!end_pos)
-    return fail("zip end record", "no end-of-central-directory record in the last " +
-                                      std::to_string(tail.size()) +
-                                      " bytes: not a zip archive, or truncated");
   const std::uint64_t tail_start = archive_size - tail.size();
+  const auto end_pos = find_end_record(reader, tail.size(), tail_start);
+  if (!end_pos) return std::unexpected(end_pos.error());
   const std::size_t pos = *end_pos;
   const std::uint16_t disk = reader.u16(pos + 4);
   const std::uint16_t cd_disk = reader.u16(pos + 6);
@@ -156,12 +186,15 @@ pep::Parsed<CentralDirectoryLocation> find_central_directory(std::span<const std
     return fail("zip end record", "fields are marked ZIP64 but there is no ZIP64 end locator");
   if (disk != 0 || cd_disk != 0 || on_disk != entries)
     return fail("zip end record", "split (multi-disk) archives are not supported");
+  // The central directory ends where the end record begins (§4.3.6): a gap would hold bytes
+  // that readers going by its size, or by an offset relative to prepended data (Python's
+  // zipfile), read as other entries.
   const std::uint64_t end_offset = tail_start + pos;
-  if (offset > end_offset || size > end_offset - offset)
+  if (offset > end_offset || size != end_offset - offset)
     return fail("zip end record", "the central directory (offset " + std::to_string(offset) +
                                       ", size " + std::to_string(size) +
-                                      ") does not end before the end record at " +
-                                      std::to_string(end_offset));
+                                      ") does not end where the end record begins (" +
+                                      std::to_string(end_offset) + ")");
   return CentralDirectoryLocation{.offset = offset, .size = size, .entries = entries};
 }
 
@@ -223,6 +256,7 @@ pep::Parsed<std::vector<ZipEntryInfo>> parse_central_directory(std::span<const s
       return fail(where, "bad signature at offset " + std::to_string(pos));
     // §4.3.12 field layout.
     ZipEntryInfo entry;
+    entry.flags = reader.u16(pos + 8);
     entry.method = reader.u16(pos + 10);
     entry.crc32 = reader.u32(pos + 16);
     const std::uint32_t csize = reader.u32(pos + 20);
@@ -245,7 +279,59 @@ pep::Parsed<std::vector<ZipEntryInfo>> parse_central_directory(std::span<const s
     entries.push_back(std::move(entry));
     pos += k_central_header_size + variable;
   }
+  if (pos != bytes.size())
+    return fail("zip central directory",
+                std::to_string(bytes.size() - pos) + " bytes after its " + std::to_string(count) +
+                    " entries: the end record's count and size disagree, and readers going by "
+                    "the size would see other entries");
   return entries;
+}
+
+pep::Parsed<std::uint64_t> check_entry_ranges(std::span<const ZipEntryInfo> entries,
+                                              std::span<const std::uint64_t> local_header_lengths,
+                                              std::uint64_t data_end) {
+  if (entries.size() != local_header_lengths.size())
+    return fail("zip entries", "one local header length per entry is needed");
+  struct Range {
+    std::uint64_t begin, end;
+    std::size_t index;
+  };
+  std::vector<Range> ranges;
+  ranges.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& entry = entries[i];
+    const bool zip64 = entry.compressed_size >= 0xFFFFFFFF || entry.uncompressed_size >= 0xFFFFFFFF;
+    const std::uint64_t descriptor = (entry.flags & 0x8) != 0 ? (zip64 ? 20 : 12) : 0;
+    // Each term is below 2^64 but their sum need not be: anything past data_end is refused.
+    const std::uint64_t begin = entry.local_header_offset;
+    std::uint64_t length = local_header_lengths[i];
+    for (const std::uint64_t part : {entry.compressed_size, descriptor}) {
+      if (part > data_end || length > data_end - part) {
+        length = std::numeric_limits<std::uint64_t>::max();
+        break;
+      }
+      length += part;
+    }
+    if (begin > data_end || length > data_end - begin)
+      return fail(entry.name, "its local header and data (offset " + std::to_string(begin) + ", " +
+                                  std::to_string(length) +
+                                  " bytes) run past the start of the central directory (" +
+                                  std::to_string(data_end) + ")");
+    ranges.push_back({begin, begin + length, i});
+  }
+  std::ranges::sort(ranges, {}, &Range::begin);
+  std::uint64_t covered = 0;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    if (i > 0 && ranges[i].begin < ranges[i - 1].end)
+      return fail(entries[ranges[i].index].name,
+                  "overlaps '" + entries[ranges[i - 1].index].name + "' (bytes " +
+                      std::to_string(ranges[i].begin) + " to " +
+                      std::to_string(std::min(ranges[i].end, ranges[i - 1].end)) +
+                      " belong to both): overlapping entries, the trick of zip bombs that "
+                      "inflate many entries from the same bytes");
+    covered += ranges[i].end - ranges[i].begin;
+  }
+  return covered;
 }
 
 pep::Parsed<std::uint64_t> local_header_length(std::span<const std::uint8_t> bytes) {

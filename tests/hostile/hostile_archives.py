@@ -14,21 +14,26 @@ sanitizer baseline.
 
 Groups: names (zip-slip, absolute, symlinks, duplicates), bombs (ratio,
 declared sizes, lying sizes, truncation), headers (central directory
-against local headers), record (RECORD and METADATA that lie).
+against local headers), record (RECORD and METADATA that lie), layout
+(archives zip readers read differently, overlapping entries: each held
+against Python's zipfile, the reader pip uses).
 """
 import os
 import shutil
 import stat
 import struct
+import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "install"))
 import make_wheel  # noqa: E402
 from make_wheel import DIST_INFO, Member, Wheel, central_entries, edit_row, header_offsets  # noqa: E402
+import zip_craft  # noqa: E402
 from hostile_support import (Suite, check, check_error, check_unchanged,  # noqa: E402
                              main_with_groups, snapshot)
 
@@ -347,7 +352,128 @@ def good_installs(work):
     return f"{result.peak_rss_mib:.0f} MiB"
 
 
-GROUPS = {"names": names, "bombs": bombs, "headers": headers, "record": record}
+# --- layouts that zip readers read differently ---------------------------------------------
+
+def python_view(path):
+    """What pip's reader (zipfile, this Python's) extracts: ({name: bytes}, None) or (None, why)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return {name: archive.read(name) for name in archive.namelist()}, None
+    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, EOFError) as error:
+        return None, f"{type(error).__name__}: {error}"
+
+
+def unzip_names(path):
+    """`unzip -Z1`'s listing, or None when unzip is missing or refuses."""
+    if not shutil.which("unzip"):
+        return None
+    listing = subprocess.run(["unzip", "-Z1", str(path)], capture_output=True)
+    return listing.stdout.decode(errors="replace").split() if listing.returncode == 0 else None
+
+
+def differential(work, data, refused=None, python_refuses=False, python_sees=None):
+    """Installs `data` and holds the result against Python's zipfile. Accepted (`refused` None):
+    both read it, and every file of the demo package is installed with zipfile's bytes. Refused
+    (exit 5 matching `refused`): `python_refuses` says zipfile refuses too (Overlapped entries
+    needs a zipfile with that check: 3.12, or a 3.11/3.10 with the 2023 backport);
+    `python_sees` names a file zipfile lists that wheelmod's reading would not have installed.
+    Either way wheelmod never installs what zipfile reads differently or refuses."""
+    work.count += 1
+    directory = work.wheels / str(work.count)
+    directory.mkdir()
+    path = directory / "demo-1.0-py3-none-any.whl"
+    path.write_bytes(data)
+    contents, why = python_view(path)
+    if refused is None:
+        check(contents is not None, f"zipfile refuses the control: {why}")
+        result, prefix = work.install(path, prefix_name=f"ok{work.count}")
+        check(result.returncode == 0, result.describe())
+        site = prefix / "lib" / f"python{PYTHON}" / "site-packages"
+        package = {n: c for n, c in contents.items() if n.startswith("demo/")}
+        installed = {str(f.relative_to(site)): f.read_bytes()
+                     for f in (site / "demo").rglob("*") if f.is_file()}
+        check(installed == package, f"installed {sorted(installed)}, zipfile reads "
+                                    f"{sorted(package)} (or their bytes differ)")
+        return f"exit 0, {len(package)} files as zipfile reads them"
+    outcome = work.refused(path, 5, refused)
+    overlap_check = "_end_offset" in getattr(zipfile.ZipInfo, "__slots__", ())
+    if python_refuses and overlap_check:
+        check(contents is None and "Overlapped" in why, f"zipfile did not refuse it: {why}")
+        outcome += f"; zipfile too: {why}"
+    elif python_refuses:
+        outcome += "; this zipfile has no overlap check (the oracle is inconclusive)"
+    if python_sees:
+        check(contents is not None and python_sees in contents,
+              f"zipfile should read the other archive ({python_sees}): {why}")
+        names = unzip_names(path)
+        check(names is None or python_sees in names, f"unzip -Z1 lists {names}")
+        outcome += f"; zipfile and unzip read {python_sees}"
+    return outcome
+
+
+def layout(args):
+    suite = Suite(args.wheelmod, "zip layouts that readers read differently, overlapping entries",
+                  "wheelmod install --wheel FILE --prefix P, against Python's zipfile")
+    work = Work(suite)
+    package = {"__init__.py": b"VERSION = 'A'\n", "core.py": b"def f():\n    return 1\n"}
+    hidden = {"__init__.py": b"VERSION = 'B'\n", "evil.py": b"import os\n"}
+    plain = zip_craft.plain_wheel(package)
+    entries = [zip_craft.Entry(n, d) for n, d in zip_craft.wheel_files(package).items()]
+    fake_end = zip_craft.END_SIGNATURE + bytes(16) + struct.pack("<H", 500)
+    bomb, bomb_bytes = zip_craft.overlapping_bomb(entries=64)
+    # The last entry's sizes, in both headers, reach 10 bytes into the central directory.
+    past = zip_craft.archive([zip_craft.Entry(n, d, method=0)
+                              for n, d in zip_craft.wheel_files(package).items()])
+    long_data = bytearray(past)
+    for central, local in make_wheel.header_offsets(long_data, f"{zip_craft.DIST_INFO}/RECORD"):
+        for at in (central + 20, local + 18):
+            size = struct.unpack_from("<I", long_data, at)[0] + 10
+            struct.pack_into("<II", long_data, at, size, size)
+    gap = plain[:-22] + b"\0\0" + plain[-22:]
+    cases = [
+        ("control_crafted", lambda: differential(work, plain)),
+        ("control_comment", lambda: differential(
+            work, zip_craft.plain_wheel(package, comment=b"built by hand"))),
+        ("control_zipfile_zip64", lambda: differential(
+            work, work.wheel(make_wheel.zip64).read_bytes())),
+        ("control_zipfile_data_descriptors", lambda: differential(
+            work, work.wheel(make_wheel.data_descriptor).read_bytes())),
+        # The outside attack's instances: a 12 KiB wheel that zipfile refuses ("Overlapped
+        # entries") and that wrote 64 x 1 MiB; archive A hiding archive B in its comment.
+        (f"overlapping_bomb_{bomb_bytes >> 20}_mib", lambda: differential(
+            work, bomb, r"overlaps .*overlapping entries", python_refuses=True)),
+        ("second_archive_in_comment", lambda: differential(
+            work, zip_craft.hidden_second_archive(package, hidden),
+            r"two end-of-central-directory records", python_sees="demo/evil.py")),
+        ("data_runs_into_directory", lambda: differential(
+            work, bytes(long_data), r"run past the start of the central directory",
+            python_refuses=True)),
+        ("signature_inside_comment", lambda: differential(
+            work, zip_craft.plain_wheel(package, comment=b"a " + fake_end + b" b"),
+            r"does not end the archive")),
+        ("signature_ending_comment", lambda: differential(
+            work, zip_craft.plain_wheel(package, comment=b"yy" + fake_end),
+            r"does not end the archive")),
+        # Stricter than zipfile, which reads these (from the last signature, or shifting every
+        # offset by the bytes in front): a wheel has no reason to carry either.
+        ("bytes_after_end_record", lambda: differential(
+            work, plain + b"trailing", r"does not end the archive")),
+        ("bytes_before_archive", lambda: differential(
+            work, b"#!/bin/sh\nexit 0\n" + plain, r"does not end where the end record begins")),
+        ("gap_before_end_record", lambda: differential(
+            work, gap, r"does not end where the end record begins")),
+        # zipfile reads the directory until its size is used up, libzip takes the count.
+        ("count_below_directory", lambda: differential(
+            work, zip_craft.archive(entries, count=len(entries) - 1), r"bytes after its")),
+    ]
+    return suite.run_all(cases, work,
+                         "every layout zip readers disagree on, and every overlap, refused with "
+                         "exit 5 before anything was written; the controls install exactly what "
+                         "zipfile reads")
+
+
+GROUPS = {"names": names, "bombs": bombs, "headers": headers, "record": record,
+          "layout": layout}
 
 if __name__ == "__main__":
     sys.exit(main_with_groups(__doc__.splitlines()[0], GROUPS))

@@ -300,13 +300,7 @@ TEST_CASE("zip: a ZIP64 archive from Info-ZIP zip -fz", "[wheel][zip]") {
 }
 
 TEST_CASE("zip: archives with comments", "[wheel][zip]") {
-  // §4.3.16: the comment follows the end record, up to 65535 bytes; a
-  // signature inside the comment must not be taken for the record.
-  // A fake record whose comment length (500) does not fit what follows it.
-  std::string fake;
-  put32(fake, 0x06054b50);
-  fake += std::string(16, '\0');
-  put16(fake, 500);
+  // §4.3.16: the comment follows the end record, up to 65535 bytes.
   struct Case {
     const char* label;
     std::string comment;
@@ -320,14 +314,86 @@ TEST_CASE("zip: archives with comments", "[wheel][zip]") {
       {"1000 bytes", std::string(1000, 'c'), Zip64::no, k_full_tail},
       {"maximum length", std::string(65535, 'x'), Zip64::no, k_full_tail},
       {"maximum length, ZIP64", std::string(65535, 'x'), Zip64::yes, k_full_tail + 20 + 56},
-      {"fake end record inside", "before " + fake + " after", Zip64::no, k_full_tail},
-      {"fake end record at the end", std::string(100, 'y') + fake, Zip64::no, k_full_tail},
   };
   for (const auto& c : cases) {
     CAPTURE(c.label);
     const auto archive = build_zip(k_members, c.zip64, c.comment);
     CHECK(walk_to(archive, c.tail, "pkg-1.0.dist-info/METADATA") == k_members[1].data);
   }
+}
+
+TEST_CASE("zip: archives that zip readers would read differently are refused", "[wheel][zip]") {
+  // Python's zipfile takes the last end-record signature, libzip the most consistent record:
+  // exactly one record may end the file, and the central directory must end where it begins.
+  std::string fake;  // an end record whose comment length (500) does not fit what follows it
+  put32(fake, 0x06054b50);
+  fake += std::string(16, '\0');
+  put16(fake, 500);
+  const std::vector<Member> other = {{"evil/__init__.py", "print('other archive')\n"}};
+  const auto hidden = build_zip(other, Zip64::no);
+  const auto good = build_zip(k_members, Zip64::no);
+  auto gap = good;  // two bytes between the central directory and the end record
+  gap.insert(gap.size() - 22, std::string(2, '\0'));
+  struct Case {
+    const char* label;
+    std::string archive;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"a second archive in the comment", build_zip(k_members, Zip64::no, hidden),
+       "two end-of-central-directory records"},
+      {"the same, ZIP64", build_zip(k_members, Zip64::yes, hidden),
+       "two end-of-central-directory records"},
+      {"a signature inside the comment", build_zip(k_members, Zip64::no, "a " + fake + " b"),
+       "does not end the archive"},
+      {"a signature ending the comment", build_zip(k_members, Zip64::no, "yy" + fake),
+       "does not end the archive"},
+      {"bytes after the end record", good + "trailing", "does not end the archive"},
+      {"bytes before the archive", "#!/bin/sh\n" + good, "does not end where the end record"},
+      {"a gap before the end record", gap, "does not end where the end record"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.label);
+    const auto location = find_central_directory(bytes_of(c.archive), c.archive.size());
+    REQUIRE_FALSE(location.has_value());
+    CHECK_THAT(location.error().message, Catch::Contains(c.message));
+  }
+}
+
+TEST_CASE("zip: check_entry_ranges refuses overlapping entries and bytes outside", "[wheel][zip]") {
+  const auto entry = [](std::string name, std::uint64_t offset, std::uint64_t size,
+                        std::uint16_t flags = 0) {
+    ZipEntryInfo info;
+    info.name = std::move(name);
+    info.local_header_offset = offset;
+    info.compressed_size = size;
+    info.flags = flags;
+    return info;
+  };
+  // Local headers of 40 bytes: a at 0..140, b at 140..240, then 20 bytes of gap.
+  const std::vector<ZipEntryInfo> apart = {entry("b", 140, 60), entry("a", 0, 100)};
+  const std::vector<std::uint64_t> lengths = {40, 40};
+  const auto covered = check_entry_ranges(apart, lengths, 260);
+  REQUIRE(covered);
+  CHECK(*covered == 240);
+  // Fifield's overlap: every entry's data is the same bytes.
+  const std::vector<ZipEntryInfo> shared = {entry("a", 0, 100), entry("b", 0, 100)};
+  const auto overlapped = check_entry_ranges(shared, lengths, 260);
+  REQUIRE_FALSE(overlapped);
+  CHECK_THAT(overlapped.error().message, Catch::Contains("overlaps 'a'"));
+  // One byte into the next header, through a data descriptor (flag bit 3, 12 bytes).
+  const std::vector<ZipEntryInfo> descriptor = {entry("a", 0, 88, 0x8), entry("b", 140, 60)};
+  CHECK(check_entry_ranges(descriptor, lengths, 260));
+  const std::vector<ZipEntryInfo> into = {entry("a", 0, 89, 0x8), entry("b", 140, 60)};
+  CHECK_FALSE(check_entry_ranges(into, lengths, 260));
+  CHECK_FALSE(check_entry_ranges(descriptor, std::vector<std::uint64_t>{41, 40}, 260));
+  // Past the central directory, and sizes whose sum passes 2^64.
+  CHECK_FALSE(check_entry_ranges(apart, lengths, 239));
+  const std::vector<ZipEntryInfo> huge = {entry("a", 0, ~std::uint64_t{0} - 10)};
+  const auto wrapped = check_entry_ranges(huge, std::vector<std::uint64_t>{40}, 260);
+  REQUIRE_FALSE(wrapped);
+  CHECK_THAT(wrapped.error().message, Catch::Contains("run past the start of the central"));
+  CHECK_FALSE(check_entry_ranges(apart, std::vector<std::uint64_t>{40}, 260));
 }
 
 TEST_CASE("zip: a ZIP64 locator before the tail asks for more bytes", "[wheel][zip]") {
@@ -366,7 +432,7 @@ TEST_CASE("zip: find_central_directory rejects truncated and damaged tails", "[w
       {"signature damaged", bad_signature, good.size(), "no end-of-central-directory record"},
       {"not a zip", std::string(4096, 'a'), 4096, "no end-of-central-directory record"},
       {"tail longer than the archive", good, good.size() - 1, "more bytes"},
-      {"central directory past the end record", cd_past_end, good.size(), "does not end before"},
+      {"central directory past the end record", cd_past_end, good.size(), "does not end where"},
       {"split archive", split, good.size(), "multi-disk"},
       {"ZIP64 marker without locator", marked_no_locator, good.size(), "no ZIP64 end locator"},
       {"ZIP64 record outside the tail", tail_of(good64, 22 + 20 + 10), good64.size(),
@@ -412,6 +478,8 @@ TEST_CASE("zip: parse_central_directory rejects lying directories", "[wheel][zip
       {"name past the end", long_name, 3, "runs past"},
       {"ZIP64 size without extra field", marked_zip64, 3, "no ZIP64 extra field"},
       {"ZIP64 extra field too short", short_extra, 3, "too short"},
+      // Python's zipfile reads entries until the size is used up: it would see a third one.
+      {"fewer entries than the directory holds", cd, 2, "bytes after its 2 entries"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.label);
