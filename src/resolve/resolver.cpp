@@ -217,9 +217,23 @@ class PinSolver {
 
  private:
   bool consistent(std::size_t index, const index_client::Candidate& candidate) {
+    const auto& metadata = m_session.metadata(candidate).metadata;
+    // Requires-Python in the METADATA (core metadata 1.2), which a page need not repeat as
+    // data-requires-python: pip makes it a requirement of the candidate (resolvelib
+    // candidates.py iter_dependencies, RequiresPythonRequirement) and passes over a candidate
+    // whose value excludes the target, even with --no-deps; so does wheelmod, to an older one.
+    const auto& target = m_session.request.tag_target;
+    const auto python = pep::Version::parse(std::to_string(target.python_major) + "." +
+                                            std::to_string(target.python_minor));
+    if (metadata.requires_python && python &&
+        !metadata.requires_python->contains(*python, pep::Prereleases::allow)) {
+      m_conflicts.push_back(
+          {candidate.link.filename, "requires Python " + metadata.requires_python->str() +
+                                        " (its METADATA), the target is " + python->str()});
+      return false;
+    }
     if (m_session.request.no_deps) return true;
     const auto& project = m_session.request.specs[index].canonical_name();
-    const auto& metadata = m_session.metadata(candidate).metadata;
     // Its pins on the projects chosen so far ...
     for (const auto& pin : pins_on(m_session, metadata, m_names)) {
       for (const auto* other : m_chosen) {
@@ -430,10 +444,17 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   if (!solver.solve(0)) {
     throw UnsatisfiableError(
         fmt::format("{}", fmt::join(report.specs, " ")),
+        "no candidates can be chosen together: their METADATA excludes the target Python, or "
         "the requested projects pin each other to versions that cannot all be met; conflicts:" +
             rejections_text(solver.conflicts()),
-        "relax one of the version specifiers, or let one project follow the other's pin");
+        "choose a target Python the project supports (--python, --toolchain), relax one of the "
+        "version specifiers, or let one project follow the other's pin");
   }
+  // Candidates passed over for their METADATA's Requires-Python: said, as pip says why it
+  // backtracks.
+  for (const auto& conflict : solver.conflicts())
+    if (conflict.reason.starts_with("requires Python "))
+      report.notes.push_back(conflict.filename + ": " + conflict.reason + "; not taken");
 
   std::vector<ChosenWheel> chosen;
   for (std::size_t i = 0; i < sets.size(); ++i) {

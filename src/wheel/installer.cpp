@@ -109,7 +109,7 @@ struct Wheel {
 Wheel read_metadata(const ZipArchive& archive,
                     const std::unordered_map<std::string, const ZipMember*>& by_path,
                     pep::WheelFilename filename, std::string dist_info, const std::string& wheel,
-                    Reporter& reporter) {
+                    const std::string& python_version, Reporter& reporter) {
   Wheel out{std::move(filename), std::move(dist_info), {}, {}, {}, {}, {}};
   const auto read = [&](std::string_view leaf) -> std::optional<std::string> {
     const auto found = by_path.find(out.dist_info + "/" + std::string(leaf));
@@ -142,6 +142,20 @@ Wheel read_metadata(const ZipArchive& archive,
                                 ", the file name " + out.filename.name + " " +
                                 out.filename.version.str());
   }
+  // Requires-Python: pip refuses to install a wheel whose value excludes the Python it installs
+  // for ("requires a different Python", pip/_internal/utils/packaging.py check_requires_python).
+  if (const auto python = pep::Version::parse(python_version);
+      metadata->requires_python && python &&
+      !metadata->requires_python->contains(*python, pep::Prereleases::allow))
+    throw UnsatisfiableError(wheel,
+                             metadata->name + " " + metadata->version.str() + " requires Python " +
+                                 metadata->requires_python->str() +
+                                 " (its METADATA), the target "
+                                 "is " +
+                                 python->str(),
+                             "install it for a Python it supports (--python, --toolchain), or "
+                             "choose a release of it that supports " +
+                                 python->str());
   out.project = metadata->name;
   const auto versions = metadata->values("Version");
   out.version = versions.empty() ? metadata->version.str() : std::string(versions.front());
@@ -371,7 +385,7 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
   auto dist_info = find_dist_info(top_dirs, *filename);
   if (!dist_info) throw UsageError(wheel, dist_info.error());
   const auto meta = read_metadata(archive, listing.by_path, std::move(*filename),
-                                  std::move(*dist_info), wheel, reporter);
+                                  std::move(*dist_info), wheel, scheme.python_version, reporter);
 
   // 3. RECORD against the archive.
   std::vector<ArchiveFile> archive_files;

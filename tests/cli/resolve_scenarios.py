@@ -243,6 +243,47 @@ def index_contradicts(r):
         check("torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl" in result.stderr, result.stderr)
 
 
+def metadata_requires_python(r):
+    """Requires-Python in a wheel's METADATA, not on the page: torch 2.6.0's says >=3.13, so for
+    Python 3.12 2.5.1 is chosen and the report says why (pip passes over such a candidate too);
+    with torch==2.6.0 nothing fits (exit 3, naming the reason); with --no-deps as well."""
+    import hashlib
+    import shutil
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, "whl")
+        shutil.copytree(os.path.join(r.sample, "whl"), root, symlinks=True)
+        shutil.copytree(os.path.join(r.sample, "packages"), os.path.join(tmp, "packages"))
+        name = "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl.metadata"
+        target = os.path.join(root, "cpu", name)
+        with open(target, "rb") as f:
+            text = f.read()
+        old = hashlib.sha256(text).hexdigest()
+        # A header field, after Metadata-Version (the body follows the first blank line).
+        edited = text.replace(b"\n", b"\nRequires-Python: >=3.13\n", 1)
+        with open(target, "wb") as f:
+            f.write(edited)
+        page = os.path.join(root, "cpu", "torch", "index.html")
+        with open(page) as f:
+            html = f.read()
+        check(html.count(old) >= 2, "the page names the .metadata file's hash")
+        with open(page, "w") as f:
+            f.write(html.replace(old, hashlib.sha256(edited).hexdigest()))
+        target_args = ["--python", "3.12", "--arch", "x86_64", "--glibc", "2.28"]
+        for extra in ([], ["--no-deps"]):
+            report = json.loads(r.run("torch", *target_args, *extra, "--format", "json",
+                                      index="file://" + root).stdout)
+            torch = by_name(report)["torch"]
+            check(torch["version"] == "2.5.1+cpu", f"{extra}: chose {torch['version']}")
+            check(any(name[:-len(".metadata")] in n and "requires Python >=3.13 (its METADATA), "
+                      "the target is 3.12" in n for n in report["notes"]), report["notes"])
+            refused = r.run("torch==2.6.0", *target_args, *extra, index="file://" + root, expect=3)
+            check("requires Python >=3.13 (its METADATA), the target is 3.12" in refused.stderr,
+                  refused.stderr)
+        # The control: the sample index, unedited, chooses 2.6.0 for 3.12.
+        report = json.loads(r.run("torch", *target_args, "--format", "json").stdout)
+        check(by_name(report)["torch"]["version"] == "2.6.0+cpu", "control: 2.6.0 for 3.12")
+
+
 def variant_url_index(r):
     """--index naming a variant directory (what pytorch.org tells pip users to type) is the root
     and that variant; a conflicting --accelerator or a legacy directory is exit 2 naming the root."""
@@ -323,7 +364,7 @@ SCENARIOS = {f.__name__: f for f in (
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor,
-    index_contradicts, http)}
+    index_contradicts, metadata_requires_python, http)}
 
 
 def main():

@@ -328,6 +328,12 @@ def record(args):
         ("metadata_version_differs", lambda: work.refused(work.wheel(lambda w: w.replace(
             f"{DIST_INFO}/METADATA", b"Metadata-Version: 2.1\nName: demo\nVersion: 6.6.6\n")), 2,
             r"METADATA names demo 6\.6\.6")),
+        # Requires-Python excluding the target (3.11): pip refuses it ("requires a different
+        # Python"); exit 3, nothing satisfies the request.
+        ("metadata_requires_python", lambda: work.refused(work.wheel(lambda w: w.replace(
+            f"{DIST_INFO}/METADATA", b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"
+            b"Requires-Python: >=3.12\n")), 3,
+            r"requires Python >=3\.12 \(its METADATA\), the target is 3\.11")),
         ("file_name_differs", lambda: work.refused(work.wheel(
             lambda w: None, file_name="other-2.0-py3-none-any.whl"), 2, r"does not belong")),
         ("metadata_missing", lambda: work.refused(work.wheel(
@@ -345,7 +351,10 @@ def record(args):
 
 
 def good_installs(work):
-    result, prefix = work.install(work.wheel(lambda w: None), prefix_name="good")
+    # Requires-Python that admits the target: installed.
+    result, prefix = work.install(work.wheel(lambda w: w.replace(
+        f"{DIST_INFO}/METADATA", b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n"
+        b"Requires-Python: >=3.8, <4\n")), prefix_name="good")
     check(result.returncode == 0, result.describe())
     check((prefix / "lib" / f"python{PYTHON}" / "site-packages" / "demo" / "cli.py").is_file(),
           "the good wheel's files are missing")
