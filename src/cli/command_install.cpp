@@ -115,6 +115,11 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_flag("--no-compile", options.no_compile, "Do not byte-compile");
   sub->add_flag("--force", options.force,
                 "Replace an existing prefix (atomically, once the new one is complete)");
+  sub->add_option("--clash-winner", options.clash_winners,
+                  "Where two wheels of this install ship one file with different bytes, keep "
+                  "PROJECT's (the other wheel's RECORD row is dropped); without it such a clash "
+                  "is refused (repeatable)")
+      ->option_text("PROJECT");
   sub->add_option("--metadata", options.metadata,
                   "strip: drop Requires-Dist lines modules satisfy (recorded in wheelmod.json); "
                   "keep: leave them for a dummy-package module (default: strip)")

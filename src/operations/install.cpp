@@ -14,6 +14,7 @@
 #include "index_client/accelerator.hpp"
 #include "operations/site.hpp"
 #include "operations/version.hpp"
+#include "pep/name.hpp"
 #include "prefix/staging.hpp"
 
 namespace wheelmod::operations {
@@ -140,6 +141,8 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const
   request.prefix = prefix_path;
   request.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
   request.metadata = options.metadata;
+  for (const auto& name : options.clash_winners)
+    request.clash_winners.insert(pep::canonicalize_name(name));
   request.wheel_options.threads = options.threads;
   request.python_exe = compile_python(options, generation);
   const auto& python_module = generation.python.version;  // 3.12.3 -> 3.12

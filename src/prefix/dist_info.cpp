@@ -180,6 +180,16 @@ void strip_module_requirements(const fs::path& prefix, const fs::path& site_pack
   write_record_file(dist_info / "RECORD", std::move(entries), relative_dist + "/RECORD");
 }
 
+void remove_from_record(const fs::path& prefix, const fs::path& dist_info,
+                        const fs::path& site_packages, const std::set<std::string>& files) {
+  if (files.empty()) return;
+  const fs::path directory = prefix / dist_info;
+  const auto relative_dist = directory.lexically_relative(site_packages).generic_string();
+  auto entries = read_record(directory / "RECORD");
+  std::erase_if(entries, [&](const pep::RecordEntry& entry) { return files.contains(entry.path); });
+  write_record_file(directory / "RECORD", std::move(entries), relative_dist + "/RECORD");
+}
+
 void add_to_record(const fs::path& prefix, const fs::path& dist_info, const fs::path& site_packages,
                    const std::vector<std::string>& files) {
   if (files.empty()) return;

@@ -36,6 +36,13 @@ void strip_module_requirements(const std::filesystem::path& prefix,
                                const std::set<std::string>& names,
                                const std::map<std::string, std::string>& provided_by);
 
+/// Drops the rows of `files` (paths relative to site-packages, as RECORD writes them) from the
+/// RECORD of the project whose dist-info is `dist_info` (relative to the prefix): another wheel's
+/// file is in their place. Throws IoError.
+void remove_from_record(const std::filesystem::path& prefix, const std::filesystem::path& dist_info,
+                        const std::filesystem::path& site_packages,
+                        const std::set<std::string>& files);
+
 /// Appends `files` (paths relative to site-packages, e.g. byte-compiled
 /// `.pyc` files) with their sha256 and size to the RECORD of the project
 /// whose dist-info is `dist_info` (relative to the prefix). Throws IoError.

@@ -316,22 +316,62 @@ def own_paths(args):
                   "wheelmod install --wheel A --wheel B")
     work = Work(suite, args.sample)
 
-    def install(directory, *wheels):
+    def install(directory, *wheels, extra=()):
         command = ["install"]
         for wheel in wheels:
             command += ["--wheel", wheel]
         return suite.wheelmod_run(*command, "--toolchain", "foss-2024a", "--python", "3.12",
                                   "--no-compile", "--prefix", os.path.join(directory, "p"),
-                                  timeout=60)
+                                  *extra, timeout=60)
+
+    def record_paths(directory, project):
+        record = os.path.join(directory, "p", "lib", "python3.12", "site-packages",
+                              f"{project}-1.0.dist-info", "RECORD")
+        with open(record) as f:
+            return [line.split(",")[0] for line in f]
 
     def same_file():
         directory = work.fresh("same-file")
         alpha = write_wheel(directory, "alpha", {"shared/x.py": b"A = 1\n"})
         beta = write_wheel(directory, "beta", {"shared/x.py": b"B = 2\n"})
         result = install(directory, alpha, beta)
-        check_error(result, 5, r"shared/x\.py", r"alpha 1\.0", r"beta 1\.0")
+        check_error(result, 5, r"shared/x\.py", r"alpha 1\.0", r"beta 1\.0",
+                    r"--clash-winner alpha")
+        check(not os.path.exists(os.path.join(directory, "p")), "installed anyway")
+        # A winner that is neither of the two changes nothing.
+        result = install(directory, alpha, beta, extra=("--clash-winner", "gamma"))
+        check_error(result, 5, r"shared/x\.py")
         check(not os.path.exists(os.path.join(directory, "p")), "installed anyway")
         return f"exit 5: {result.stderr.splitlines()[0][-80:]}"
+
+    def clash_winner(first_wins):
+        # The winner named on the command line keeps its file whatever the order of --wheel;
+        # the other wheel's RECORD no longer lists it, so every RECORD is true.
+        directory = work.fresh(f"winner-{first_wins}")
+        alpha = write_wheel(directory, "alpha", {"shared/x.py": b"A = 1\n"})
+        beta = write_wheel(directory, "beta", {"shared/x.py": b"B = 2\n"})
+        winner, loser = ("alpha", "beta") if first_wins else ("beta", "alpha")
+        result = install(directory, alpha, beta, extra=("--clash-winner", winner.upper()))
+        check(result.returncode == 0, result.describe())
+        shared = os.path.join(directory, "p", "lib", "python3.12", "site-packages", "shared",
+                              "x.py")
+        with open(shared, "rb") as f:
+            content = f.read()
+        check(content == (b"A = 1\n" if first_wins else b"B = 2\n"), f"kept {content!r}")
+        check("shared/x.py" in record_paths(directory, winner), f"{winner}'s RECORD lost it")
+        check("shared/x.py" not in record_paths(directory, loser), f"{loser}'s RECORD keeps it")
+        return f"exit 0: {winner}'s file kept, {loser}'s RECORD row dropped"
+
+    def same_bytes():
+        # Namespace packages: every nvidia-*-cu12 wheel ships the same empty nvidia/__init__.py.
+        directory = work.fresh("same-bytes")
+        alpha = write_wheel(directory, "alpha", {"nvidia/__init__.py": b"", "alpha/x.py": b""})
+        beta = write_wheel(directory, "beta", {"nvidia/__init__.py": b"", "beta/x.py": b""})
+        result = install(directory, alpha, beta)
+        check(result.returncode == 0, result.describe())
+        for project in ("alpha", "beta"):
+            check("nvidia/__init__.py" in record_paths(directory, project), project)
+        return "exit 0: the same bytes at one path, both RECORDs list it"
 
     def provenance_path():
         directory = work.fresh("own-path")
@@ -352,10 +392,14 @@ def own_paths(args):
         return "exit 0: two wheels with their own files"
 
     cases = [("two wheels ship one file", same_file),
+             ("--clash-winner names the first wheel", lambda: clash_winner(True)),
+             ("--clash-winner names the second wheel", lambda: clash_winner(False)),
+             ("two wheels ship one file with the same bytes", same_bytes),
              ("a wheel ships easybuild/wheelmod-install.json", provenance_path),
              ("two wheels of distinct files (control)", distinct_files)]
     return suite.run_all(cases, work, "exit 5 naming the file and both wheels, or the path under "
-                                      "easybuild/; no prefix")
+                                      "easybuild/; no prefix; --clash-winner keeps the named "
+                                      "wheel's file with every RECORD true; equal bytes pass")
 
 
 def main():

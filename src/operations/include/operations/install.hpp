@@ -27,6 +27,9 @@ struct InstallOptions {
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
   unsigned threads = 0;  // 0: one per core
   bool force = false;    // replace an existing prefix (and module file)
+  /// Projects whose wheel's file is kept where two wheels ship one path with different bytes
+  /// (--clash-winner); without one such a clash is refused.
+  std::vector<std::string> clash_winners;
   bool no_compile = false;
   bool write_module = false;
   std::string modulepath;                           // "": <installpath>/modules beside software/

@@ -33,6 +33,9 @@ struct PrefixInstallRequest {
   std::set<std::string> module_provided;           // PEP 503 names the modules satisfy
   std::map<std::string, std::string> provided_by;  // name -> module, for wheelmod.json
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
+  /// PEP 503 names whose wheels win where two wheels ship one path with different bytes: they
+  /// are unpacked last, the loser's RECORD row is dropped. Empty: such a clash is refused.
+  std::set<std::string> clash_winners;
   std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
   std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
