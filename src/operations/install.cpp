@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "core/dir_lock.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/interrupt_notice.hpp"
 #include "core/url.hpp"
 #include "core/utc.hpp"
 #include "easybuild/library_map.hpp"
@@ -164,9 +166,10 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const
 }
 
 // SPEC...: resolved against the site's modules, then downloaded beside the
-// prefix (the same file system as the cache's hard links, usually) into
-// `downloads`, which the caller removes on every path out. The request
-// learns the wheels and what the resolution chose.
+// prefix (the same file system as the cache's hard links, usually) into the
+// DownloadArea, which the caller removes once the installation is in place
+// and keeps otherwise, for the next run to resume. The request learns the
+// wheels and what the resolution chose.
 resolve::ResolveReport resolve_for_site(const InstallOptions& options,
                                         const easybuild::SiteConfig& config,
                                         const easybuild::Generation& generation,
@@ -202,8 +205,62 @@ fs::path default_prefix(const resolve::ResolveReport& report,
          (torch + "-" + chain.name + "-" + chain.version + suffix);
 }
 
+// Where install downloads its wheels: PARENT/.NAME.wheelmod-downloads/, named after the prefix
+// rather than the process, so that a run interrupted or failed leaves its partial downloads (the
+// `.part` files and their resume sidecars, net/part_file) for the next run of the same install to
+// resume: gigabytes for a CUDA torch. Removed once the installation is in place. Its fetch lock
+// (the one `fetch` takes) keeps two runs apart; what this run does not want is removed under it.
+class DownloadArea {
+ public:
+  static fs::path path_for(const fs::path& prefix) {
+    return prefix.parent_path() / ("." + prefix.filename().string() + ".wheelmod-downloads");
+  }
+  // What the next run resumes, for a failed or interrupted one.
+  static std::string kept_line(const fs::path& prefix) {
+    return "the downloads in " + path_for(prefix).string() +
+           " are kept: run the same install again to resume them";
+  }
+
+  DownloadArea(const fs::path& prefix, Reporter& reporter) : m_path(path_for(prefix)) {
+    // A link planted under this name would send the downloads elsewhere.
+    std::error_code error;
+    const auto status = fs::symlink_status(m_path, error);
+    if (!error && fs::exists(status) && !fs::is_directory(status))
+      throw IoError(m_path.string(),
+                    fs::is_symlink(status) ? "is a symbolic link, not wheelmod's download directory"
+                                           : "is not a directory",
+                    "remove it; wheelmod creates this directory itself");
+    m_lock =
+        DirectoryLock::acquire(m_path, ".wheelmod-fetch.lock",
+                               [&reporter](const std::string& line) { reporter.on_note(line); });
+  }
+
+  [[nodiscard]] const fs::path& path() const { return m_path; }
+
+  // Entries of an earlier run that this one does not want (another version was installed then).
+  void keep_only(const std::set<std::string>& filenames) const {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(m_path, error)) {
+      auto name = entry.path().filename().string();
+      if (name == ".wheelmod-fetch.lock") continue;
+      for (const std::string_view suffix : {".part.json", ".part"})
+        if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+      if (!filenames.contains(name)) fs::remove_all(entry.path(), error);
+    }
+  }
+
+  void remove() const {
+    std::error_code error;
+    fs::remove_all(m_path, error);
+  }
+
+ private:
+  fs::path m_path;
+  DirectoryLock m_lock;
+};
+
 void download(const InstallOptions& options, const resolve::ResolveReport& report,
-              const easybuild::Generation& generation, std::optional<TemporaryDirectory>& downloads,
+              const easybuild::Generation& generation, std::optional<DownloadArea>& downloads,
               prefix::PrefixInstallRequest& request, Reporter& reporter) {
   request.python_version = report.target.python;
   auto& modules = request.relink->modules;
@@ -215,13 +272,16 @@ void download(const InstallOptions& options, const resolve::ResolveReport& repor
   request.provenance->modules = modules;
   for (const auto& module : report.modules)
     if (module.starts_with("CUDA/")) request.provenance->cuda_module = module;
-  const auto& prefix_path = request.prefix;
-  downloads.emplace(prefix_path.parent_path(),
-                    "." + prefix_path.filename().string() + ".wheelmod-wheels-",
-                    "check that the parent of --prefix is writable");
+  downloads.emplace(request.prefix, reporter);
+  std::set<std::string> wanted;
+  for (const auto& wheel : report.wheels) wanted.insert(wheel.filename);
+  downloads->keep_only(wanted);
   const auto batch = download_report_wheels(report, downloads->path(), options.download,
                                             options.selection.cache_dir, reporter);
-  if (!batch.failures.empty()) throw net::combined_failure(batch);
+  if (!batch.failures.empty()) {
+    reporter.on_note(DownloadArea::kept_line(request.prefix));
+    throw net::combined_failure(batch);
+  }
   for (const auto& result : batch.results) request.wheels.push_back(result->path);
 }
 
@@ -335,7 +395,9 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     eb_lock.emplace(easybuild::InstallLock::acquire(
         site.locks.value, prefix_path, site.lock_wait,
         [&reporter](const std::string& line) { reporter.on_note(line); }));
-  std::optional<TemporaryDirectory> downloads;
+  std::optional<DownloadArea> downloads;
+  // Ctrl-C or SIGTERM from here on: say what the next run resumes (the process still ends).
+  std::optional<InterruptNotice> notice;
   if (!options.wheels.empty()) {
     for (const auto& wheel : options.wheels) request.wheels.emplace_back(wheel);
     for (const auto& [name, library] : generation.cuda_libraries)
@@ -348,6 +410,7 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     if (!report) report = resolve_for_site(options, config, generation, site, reporter);
     log.stage("resolved", resolving, resolution_text(*report));
     const auto fetching = Clock::now();
+    notice.emplace("wheelmod: interrupted; " + DownloadArea::kept_line(prefix_path));
     download(options, *report, generation, downloads, request, reporter);
     log.stage("fetched", fetching, std::to_string(request.wheels.size()) + " wheels");
   }
@@ -370,6 +433,8 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     result.module_file = module_file->target.file;
     result.module_name = description.identity.name + "/" + description.identity.full_version;
   }
+  notice.reset();
+  if (downloads) downloads->remove();
   return result;
 }
 

@@ -224,8 +224,129 @@ def bad_input(r):
     check(not os.path.exists(prefix), "bad input created the prefix")
 
 
+class SlowIndex:
+    """The sample tree over HTTP on 127.0.0.1, with Range requests (206, If-Range on a strong
+    ETag) and, while `slow`, torch wheels sent at 10 KiB/s; `requests` logs (path, Range)."""
+
+    def __init__(self, root):
+        import hashlib
+        import http.server
+        import threading
+        import urllib.parse
+        index = self
+        self.slow = True
+        self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+                local = os.path.join(root, path.lstrip("/"))
+                if os.path.isdir(local):
+                    local = os.path.join(local, "index.html")
+                if not os.path.isfile(local):
+                    self.send_error(404)
+                    return
+                with open(local, "rb") as f:
+                    data = f.read()
+                etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
+                wanted = self.headers.get("Range")
+                index.requests.append((path, wanted))
+                start, end = 0, len(data)  # RFC 9110 §14.1.2: first-last, first-, -suffix
+                ranged = (wanted and wanted.startswith("bytes=") and "," not in wanted and
+                          self.headers.get("If-Range", etag) == etag)
+                if ranged:
+                    first, last = wanted[6:].split("-")
+                    if first:
+                        start, end = int(first), min(len(data), int(last) + 1 if last else end)
+                    else:
+                        start = max(0, len(data) - int(last))
+                self.send_response(206 if ranged else 200)
+                if ranged:
+                    self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
+                self.send_header("Content-Length", str(end - start))
+                self.send_header("ETag", etag)
+                self.send_header("Accept-Ranges", "bytes")
+                self.end_headers()
+                body = data[start:end]
+                throttled = index.slow and os.path.basename(path).startswith("torch-")
+                step = 1024 if throttled else len(body) or 1
+                try:
+                    for at in range(0, len(body), step):
+                        self.wfile.write(body[at:at + step])
+                        self.wfile.flush()
+                        if throttled:
+                            time.sleep(0.1)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/whl"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def interrupted_download(r):
+    """SIGINT, then SIGTERM, while the torch wheel is downloading: the process ends by the
+    signal after one line saying the downloads are kept; the partial file and its resume
+    sidecar stay in PARENT/.NAME.wheelmod-downloads/, named after the prefix, not the process;
+    the next run asks for the rest (Range) and goes on, and the last run installs and removes
+    the directory."""
+    server = SlowIndex(r.sample)
+    try:
+        prefix = os.path.join(r.work, "interrupted")
+        area = os.path.join(r.work, ".interrupted.wheelmod-downloads")
+        command = r.command("torch==2.6.0", prefix)
+        command[command.index(r.index)] = server.url
+        command[command.index(r.cache)] = os.path.join(r.work, "cold-cache")
+
+        def part_size():
+            parts = glob.glob(os.path.join(area, "torch-2.6.0*.whl.part"))
+            return os.path.getsize(parts[0]) if parts else 0
+
+        kept = 0
+        for number in (signal.SIGINT, signal.SIGTERM):
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 60
+            while part_size() < kept + 3072 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            check(part_size() >= kept + 3072, f"the torch wheel's .part did not grow past {kept}")
+            process.send_signal(number)
+            _, stderr = process.communicate(timeout=60)
+            stderr = stderr.decode()
+            check(process.returncode == -number,
+                  f"{number.name}: exit {process.returncode}, not ended by the signal\n{stderr}")
+            check(f"interrupted; the downloads in {area} are kept" in stderr, stderr)
+            check(glob.glob(os.path.join(area, "torch-2.6.0*.whl.part.json")),
+                  f"no resume sidecar in {area}: {os.listdir(area)}")
+            check(not os.path.exists(prefix), "a prefix after an interrupted download")
+            grown = part_size()
+            check(grown > kept, f"{number.name}: the .part did not keep its bytes ({grown})")
+            if kept:
+                check(any(p.endswith(".whl") and "/torch-2.6.0" in p and rng == f"bytes={kept}-"
+                          for p, rng in server.requests),
+                      f"the second run did not resume at {kept}: {server.requests}")
+            kept = grown
+        server.slow = False
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        check(result.returncode == 0, result.stderr)
+        check(any("/torch-2.6.0" in p and rng == f"bytes={kept}-" for p, rng in server.requests),
+              f"the last run did not resume at {kept}")
+        verify_records(prefix)
+        check(not os.path.exists(area), f"{area} left after the install")
+        print(f"resumed at {kept} bytes after SIGINT and SIGTERM; installed")
+    finally:
+        server.close()
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
-                                          vision_audio, bad_input)}
+                                          vision_audio, bad_input, interrupted_download)}
 
 
 def main():
