@@ -135,7 +135,21 @@ def planted(args):
               "mirrored through the planted lock")
         return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
 
-    cases = []
+    def download_area():
+        # install's download directory, beside the prefix, planted as a link to another
+        # directory: the wheels would be written there.
+        parent = work.fresh("download-area")
+        elsewhere = work.fresh("download-area-elsewhere")
+        os.symlink(elsewhere, os.path.join(parent, ".torch.wheelmod-downloads"))
+        result = suite.wheelmod_run("install", "torch==2.6.0", *work.selection(), "--no-compile",
+                                    "--cache-dir", os.path.join(work.root, "cache-area"),
+                                    "--prefix", os.path.join(parent, "torch"), timeout=120)
+        check_error(result, 4, r"\.torch\.wheelmod-downloads", r"symbolic link")
+        check(os.listdir(elsewhere) == [], f"written through the link: {os.listdir(elsewhere)}")
+        check(not os.path.exists(os.path.join(parent, "torch")), "installed anyway")
+        return f"exit 4: {result.stderr.splitlines()[0][-80:]}"
+
+    cases = [("install download directory: symlink", download_area)]
     for kind in ("symlink", "hardlink", "fifo"):
         cases += [(f"fetch lock: {kind}", lambda k=kind: fetch_lock(k)),
                   (f"download .part: {kind}", lambda k=kind: part_file(k)),
