@@ -239,8 +239,13 @@ def hash_change(r):
     r.mirror()
     name = "triton-3.2.0-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
     upstream_file = os.path.join(r.upstream, "whl", name)
-    with open(upstream_file, "ab") as handle:
-        handle.write(b"changed upstream")
+    # Other bytes that are still a valid wheel: an archive comment (the end record's comment
+    # length, its last two bytes, was 0), as a rebuilt wheel would differ.
+    with open(upstream_file, "r+b") as handle:
+        handle.seek(-2, os.SEEK_END)
+        check(handle.read(2) == b"\0\0", "the wheel already has a comment")
+        handle.seek(-2, os.SEEK_END)
+        handle.write(len(b"changed upstream").to_bytes(2, "little") + b"changed upstream")
     new_sha = sha256_of(upstream_file)
     for directory, _, files in os.walk(os.path.join(r.upstream, "whl")):
         if "index.html" in files:
