@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -36,6 +37,19 @@ bool has_elf_magic(int fd) {
 }
 
 }  // namespace
+
+bool is_text_by_name(std::string_view filename) {
+  const auto dot = filename.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  const auto suffix = filename.substr(dot + 1);
+  // Python (PEP 3147 bytecode, stubs), C, C++ and CUDA sources and headers, build files, docs,
+  // data and image formats. Matched exactly and case-sensitively: what wheels ship.
+  static constexpr std::array<std::string_view, 34> k_text = {
+      "py",    "pyc", "pyi",   "pyx",  "pxd", "h",   "hpp",  "hh",   "hxx", "cuh",  "inl", "c",
+      "cc",    "cpp", "cu",    "txt",  "md",  "rst", "json", "yaml", "yml", "toml", "cfg", "ini",
+      "cmake", "pc",  "typed", "html", "css", "js",  "png",  "svg",  "jpg", "pem"};
+  return std::find(k_text.begin(), k_text.end(), suffix) != k_text.end();
+}
 
 bool is_elf(const std::filesystem::path& file) {
   const UniqueFd fd = open_for_reading(file);

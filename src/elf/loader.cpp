@@ -113,7 +113,7 @@ std::vector<CheckResult> Loader::check_tree(const fs::path& root) {
     if (error) continue;  // vanished while listing
     if (fs::is_symlink(status))
       links.push_back(entry->path());
-    else if (fs::is_regular_file(status))
+    else if (fs::is_regular_file(status) && !is_text_by_name(entry->path().filename().string()))
       files.push_back(entry->path());
   }
   std::sort(files.begin(), files.end());

@@ -73,6 +73,7 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
     if (it->is_symlink(error) || !it->is_regular_file(error)) continue;
     if (is_edit_leftover(it->path())) continue;
+    if (elf::is_text_by_name(it->path().filename().string())) continue;
     if (elf::is_elf(it->path())) files.push_back(it->path());
   }
   if (error) throw IoError(prefix.string(), "cannot walk the directory: " + error.message());

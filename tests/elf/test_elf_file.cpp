@@ -181,6 +181,18 @@ TEST_CASE("is_elf looks at the magic only", "[elf][read]") {
   }
 }
 
+TEST_CASE("is_text_by_name passes over sources, bytecode and headers only", "[elf][read]") {
+  for (const char* name : {"__init__.py", "x.cpython-311.pyc", "stub.pyi", "ATen.h", "core.hpp",
+                           "kernel.cuh", "LICENSE.txt", "METADATA.json", "py.typed"})
+    CHECK(wheelmod::elf::is_text_by_name(name));
+  // Anything a loader may map is still opened: shared objects, programs without a suffix,
+  // unknown suffixes, dot files.
+  for (const char* name :
+       {"libtorch_cpu.so", "libcudart.so.12", "_C.cpython-311-x86_64-linux-gnu.so", "ptxas",
+        "blob.bin", ".hidden", "libfoo.so.1.py2", "Py"})
+    CHECK_FALSE(wheelmod::elf::is_text_by_name(name));
+}
+
 TEST_CASE("split_search_path keeps empty elements", "[elf][split]") {
   using V = std::vector<std::string>;
   struct Case {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wheelmod::elf {
@@ -31,6 +32,12 @@ struct DynamicInfo {
 
 /// True when the file starts with the ELF magic; false for anything unreadable or too short.
 bool is_elf(const std::filesystem::path& file);
+
+/// Whether a file's name says it is Python source or bytecode, a header, or a text or image
+/// format: nothing a loader maps. Tree walks (check, relink, swapcheck) pass such files over
+/// without opening them: a torch wheel has ~8,000 .py files and headers beside a handful of
+/// libraries. Names without a suffix, .so files and unknown suffixes are still opened.
+bool is_text_by_name(std::string_view filename);
 
 /// The dynamic facts of `file`; nullopt when it is not ELF, empty needed/paths without
 /// PT_DYNAMIC. Throws IoError (exit 4) naming the file when it cannot be read or its ELF
