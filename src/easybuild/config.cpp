@@ -300,13 +300,45 @@ void apply_dependencies(const Cursor& root, Tables& tables) {
   }
 }
 
-void apply_file(const fs::path& path, Tables& tables) {
-  const Cursor root = Cursor::load_file(path);
+void apply_file(const fs::path& path, Tables& tables, const std::string* text = nullptr) {
+  const Cursor root = text ? Cursor::load_text(*text, path) : Cursor::load_file(path);
   if (path.filename() == k_toolchains_file) {
     apply_toolchains(root, tables);
   } else {
     apply_dependencies(root, tables);
   }
+}
+
+// The shipped eb-dependencies.yaml with every generation's block but `keep`'s blanked (lines
+// emptied, so marks keep their line numbers). The file's layout is the project's own: a
+// top-level `generations:` whose keys sit at two spaces; anything else is kept as it is.
+std::string only_generation(const std::string& text, const std::string& keep) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_generations = false;
+  bool keeping = true;
+  for (std::size_t start = 0; start < text.size();) {
+    auto end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string_view line(text.data() + start, end - start);
+    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '#' && line[0] != '\n';
+    if (top_level) {
+      in_generations = line.starts_with("generations:");
+      keeping = true;
+    } else if (in_generations && line.size() > 2 && line.starts_with("  ") && line[2] != ' ' &&
+               line[2] != '#') {
+      auto key = line.substr(2, line.find(':') - 2);
+      if (key.size() >= 2 && (key.front() == '"' || key.front() == '\''))
+        key = key.substr(1, key.size() - 2);
+      keeping = key == keep;
+    }
+    if (keeping || top_level)
+      out.append(line);
+    else
+      out.push_back('\n');
+    start = end;
+  }
+  return out;
 }
 
 // --- all files in --------------------------------------------------------------
@@ -382,6 +414,12 @@ std::map<std::string, Generation> finish(Tables& tables) {
 }  // namespace
 
 SiteConfig SiteConfig::load(const fs::path& shipped_dir, const std::optional<fs::path>& site_dir) {
+  return load_for_toolchain(shipped_dir, site_dir, "");
+}
+
+SiteConfig SiteConfig::load_for_toolchain(const fs::path& shipped_dir,
+                                          const std::optional<fs::path>& site_dir,
+                                          const std::string& toolchain) {
   Tables tables;
   for (const auto file : {k_toolchains_file, k_dependencies_file}) {
     const fs::path path = shipped_dir / file;
@@ -390,7 +428,18 @@ SiteConfig SiteConfig::load(const fs::path& shipped_dir, const std::optional<fs:
                        "reinstall wheelmod, or set WHEELMOD_DATA_DIR to the directory that "
                        "holds config/");
     }
-    apply_file(path, tables);
+    // A site's toolchains.yaml may add the toolchain: then everything is read.
+    std::optional<std::string> generation;
+    if (file == k_dependencies_file && !toolchain.empty() &&
+        (!site_dir || !fs::exists(*site_dir / k_toolchains_file)))
+      for (const auto& [name, partial] : tables.generations)
+        if (partial.toolchains && partial.toolchains->contains(toolchain)) generation = name;
+    if (generation) {
+      const auto text = only_generation(read_file(path), *generation);
+      apply_file(path, tables, &text);
+    } else {
+      apply_file(path, tables);
+    }
   }
   if (site_dir) {
     if (!fs::is_directory(*site_dir)) {

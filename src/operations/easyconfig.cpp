@@ -252,7 +252,7 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   if (selection.no_deps)
     throw UsageError("--no-deps",
                      "an easyconfig needs the wheels' requirements to map its dependencies");
-  const auto config = load_site_config(selection.config_dir);
+  const auto config = load_site_config(selection.config_dir, selection.toolchain);
   auto request = stack_request(options, find_generation(config, selection.toolchain));
   request.reports = resolve_arches(options, config, reporter);
   request.variant = request.reports.begin()->second.variant.variant;

@@ -94,7 +94,9 @@ FetchResult fetch(const FetchOptions& options, Reporter& next) {
   FetchResult result;
   result.report = options.from_report.empty()
                       ? resolve_selection(options.selection,
-                                          load_site_config(options.selection.config_dir), reporter)
+                                          load_site_config(options.selection.config_dir,
+                                                           options.selection.toolchain),
+                                          reporter)
                       : read_report(options.from_report);
   if (options.require_hashes) require_hashes(result.report);
 

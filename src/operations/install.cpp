@@ -366,7 +366,7 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
   if (options.selection.toolchain.empty())
     throw UsageError("install", "no --toolchain",
                      "the toolchain decides the Python, the modules to relink at and the layout");
-  const auto config = load_site_config(options.selection.config_dir);
+  const auto config = load_site_config(options.selection.config_dir, options.selection.toolchain);
   const auto& generation =
       find_generation(config, options.selection.toolchain,
                       "known toolchains: see `wheelmod resolve --help` or add one with --config");

@@ -24,7 +24,7 @@ ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
   // The prefix first: "not an installation wheelmod made" is the message
   // that helps most when PREFIX is wrong.
   const auto provenance = prefix::read_provenance(request.prefix);
-  const auto config = load_site_config(options.config_dir);
+  const auto config = load_site_config(options.config_dir, provenance.toolchain);
   const auto* generation = config.find_generation(provenance.toolchain);
   const auto layout =
       module_layout(site_settings(""), {options.naming_scheme, options.syntax, options.modulepath},

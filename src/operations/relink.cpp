@@ -8,7 +8,6 @@
 namespace wheelmod::operations {
 
 prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
-  const auto config = load_site_config(options.config_dir);
   prefix::RelinkOptions relink;
   // Without --toolchain: the one `wheelmod install` recorded, and the modules it was made
   // against (prefix/provenance.hpp); a prefix wheelmod did not make needs --toolchain.
@@ -22,6 +21,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
     if (options.eb_installpath.empty() && !provenance.software_path.empty())
       software = provenance.software_path;
   }
+  const auto config = load_site_config(options.config_dir, toolchain);
   relink.generation = &find_generation(
       config, toolchain, "give the toolchain the prefix was installed for, e.g. foss-2024a");
   relink.modules = modules;

@@ -3,7 +3,8 @@
 namespace wheelmod::operations {
 
 resolve::ResolveReport resolve(const Selection& selection, Reporter& reporter) {
-  return resolve_selection(selection, load_site_config(selection.config_dir), reporter);
+  return resolve_selection(selection, load_site_config(selection.config_dir, selection.toolchain),
+                           reporter);
 }
 
 }  // namespace wheelmod::operations

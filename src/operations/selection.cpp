@@ -166,10 +166,12 @@ std::string cache_dir_or_default(const std::string& given) {
   return "";
 }
 
-easybuild::SiteConfig load_site_config(const std::string& config_dir) {
-  return easybuild::SiteConfig::load(
+easybuild::SiteConfig load_site_config(const std::string& config_dir,
+                                       const std::string& toolchain) {
+  return easybuild::SiteConfig::load_for_toolchain(
       easybuild::SiteConfig::default_dir(),
-      config_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(config_dir));
+      config_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(config_dir),
+      toolchain);
 }
 
 const easybuild::Generation& find_generation(const easybuild::SiteConfig& config,

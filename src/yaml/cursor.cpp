@@ -129,7 +129,10 @@ Cursor::Cursor(YAML::Node node, std::string file, std::string path, YAML::Mark k
       m_key_tag(std::move(key_tag)) {}
 
 Cursor Cursor::load_file(const std::filesystem::path& file) {
-  const auto text = read_file(file);
+  return load_text(read_file(file), file);
+}
+
+Cursor Cursor::load_text(const std::string& text, const std::filesystem::path& file) {
   try {
     Cursor root(YAML::Load(text), file.string(), "", YAML::Mark(), "", "");
     if (root.is_null()) root.fail("the file is empty", "a config file starts with `schema: 1`");

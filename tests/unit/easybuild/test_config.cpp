@@ -124,6 +124,21 @@ TEST_CASE("SiteConfig::load gives a ROCm stack only to 2025a", "[easybuild][conf
   }
 }
 
+TEST_CASE("SiteConfig::load_for_toolchain gives that toolchain's generation whole",
+          "[easybuild][config]") {
+  // Each toolchain's generation, read from the blanked text, equals the full read; the other
+  // generations keep their toolchains (for the messages) but not their packages.
+  for (const auto& name : shipped().toolchain_names()) {
+    CAPTURE(name);
+    const auto one = SiteConfig::load_for_toolchain(k_shipped, std::nullopt, name);
+    CHECK(generation_of(one, name) == generation_of(shipped(), name));
+    CHECK(one.toolchain_names() == shipped().toolchain_names());
+  }
+  // An unknown toolchain, or a site that adds toolchains, reads everything.
+  CHECK(SiteConfig::load_for_toolchain(k_shipped, std::nullopt, "nosuch-1").generations() ==
+        shipped().generations());
+}
+
 TEST_CASE("SiteConfig::find_generation matches exact --toolchain values only",
           "[easybuild][config]") {
   // EasyBuild toolchain names are case-sensitive; ROCm toolchains are not in

@@ -18,11 +18,13 @@ struct Toolchain {
   std::string version;   // 2024a
   std::string compiler;  // GCC/13.3.0: for HierarchicalMNS; "" when the table does not say
   std::string mpi;       // OpenMPI/5.0.3; "" for a compiler-only toolchain (or not said)
+  friend bool operator==(const Toolchain&, const Toolchain&) = default;
 };
 
 struct ModuleVersion {
   std::string version;  // 12.6.0
   std::string module;   // CUDA/12.6.0
+  friend bool operator==(const ModuleVersion&, const ModuleVersion&) = default;
 };
 
 /// A module that provides a pip package (Python-bundle-PyPI provides jinja2).
@@ -30,6 +32,7 @@ struct PythonProvider {
   std::string module;
   std::string package_version;      // the pip package's version inside it
   std::optional<std::string> cuda;  // for CUDA-specific modules (Triton -CUDA-12.6.0)
+  friend bool operator==(const PythonProvider&, const PythonProvider&) = default;
 };
 
 /// A module that provides a CUDA library (cuDNN provides libcudnn.so.9).
@@ -39,6 +42,7 @@ struct LibraryProvider {
   std::string version;  // 9.5.0.50
   std::string libdir;   // lib, lib64, extras/CUPTI/lib64 (relative to the module's root)
   std::optional<std::string> cuda;
+  friend bool operator==(const LibraryProvider&, const LibraryProvider&) = default;
 };
 
 /// A pip package of a CUDA library (nvidia-cudnn-cu12) and where EB has it.
@@ -47,6 +51,7 @@ struct CudaLibrary {
   std::vector<std::string> wheel_libdir_aliases;
   std::vector<std::string> libraries;        // SONAMEs
   std::vector<LibraryProvider> provided_by;  // best first
+  friend bool operator==(const CudaLibrary&, const CudaLibrary&) = default;
 };
 
 /// The generation's CUDA-wheel-bundle module: dummy `nvidia-*` dist-info (metadata only) so that
@@ -56,6 +61,7 @@ struct CudaWheelBundle {
   std::string module;                           // CUDA-wheel-bundle/12.6.0-gfbf-2024a-CUDA-12.6.0
   std::string cuda;                             // 12.6.0
   std::map<std::string, std::string> packages;  // pip name -> dummy version
+  friend bool operator==(const CudaWheelBundle&, const CudaWheelBundle&) = default;
 };
 
 /// What becomes of Requires-Dist lines that modules satisfy without being Python packages
@@ -78,6 +84,7 @@ struct Generation {
   std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
   std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
   std::optional<CudaWheelBundle> cuda_wheel_bundle;
+  friend bool operator==(const Generation&, const Generation&) = default;
 };
 
 /// The CUDA versions the generation has modules of, its main one first.
@@ -100,6 +107,14 @@ class SiteConfig {
   /// unknown keys, unquoted versions or a malformed module name.
   static SiteConfig load(const std::filesystem::path& shipped_dir,
                          const std::optional<std::filesystem::path>& site_dir = std::nullopt);
+  /// The same tables for a command about one toolchain: every generation's toolchains, but the
+  /// shipped eb-dependencies.yaml only of the generation that has `toolchain` (the other
+  /// generations' blocks are blanked before yaml-cpp reads the text, keeping line numbers),
+  /// since parsing all of it was most of a small command's time. The other generations then lack
+  /// their packages and libraries. An unknown toolchain loads everything (for the messages).
+  static SiteConfig load_for_toolchain(const std::filesystem::path& shipped_dir,
+                                       const std::optional<std::filesystem::path>& site_dir,
+                                       const std::string& toolchain);
 
   [[nodiscard]] const std::map<std::string, Generation>& generations() const {
     return m_generations;

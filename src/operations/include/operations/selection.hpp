@@ -61,7 +61,10 @@ Selection with_index_variant(Selection selection, Reporter& reporter);
 std::string cache_dir_or_default(const std::string& given);
 
 /// The shipped generation tables, with `config_dir`'s merged over them.
-easybuild::SiteConfig load_site_config(const std::string& config_dir);
+/// With `toolchain`, only that toolchain's generation is read whole
+/// (SiteConfig::load_for_toolchain).
+easybuild::SiteConfig load_site_config(const std::string& config_dir,
+                                       const std::string& toolchain = "");
 
 /// The generation of --toolchain `toolchain`. Throws UsageError (exit 2):
 /// "unknown toolchain", with `hint` or else the list of known ones.

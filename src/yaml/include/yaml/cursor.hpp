@@ -36,6 +36,8 @@ class Cursor {
  public:
   /// The file's root document; parse errors become UsageErrors at their mark.
   static Cursor load_file(const std::filesystem::path& file);
+  /// The same for `text` already read from `file` (named in errors).
+  static Cursor load_text(const std::string& text, const std::filesystem::path& file);
 
   [[nodiscard]] const std::string& path() const { return m_path; }
   [[nodiscard]] bool is_null() const { return !m_node.IsDefined() || m_node.IsNull(); }
