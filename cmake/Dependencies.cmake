@@ -24,8 +24,6 @@ wheelmod_require(nlohmann_json_FOUND "nlohmann-json" nlohmann-json3-dev)
 
 find_package(PkgConfig QUIET)
 wheelmod_require(PKG_CONFIG_FOUND "pkg-config" pkg-config)
-pkg_check_modules(GUMBO QUIET IMPORTED_TARGET gumbo)
-wheelmod_require(GUMBO_FOUND "gumbo (HTML5 parser)" libgumbo-dev)
 
 find_package(CURL QUIET)
 wheelmod_require(CURL_FOUND "libcurl" libcurl4-openssl-dev)

@@ -12,7 +12,6 @@ build_packages=(
   libfmt-dev          # formatting
   nlohmann-json3-dev  # JSON in and out
   python3 gcc         # generate the sample index (wheels with real ELF libraries)
-  libgumbo-dev        # HTML5 parsing of index pages
   libcurl4-openssl-dev  # HTTP(S) transport
   libyaml-cpp-dev     # config and mirror specs
   zlib1g-dev          # inflating zip entries read by range requests

@@ -23,21 +23,33 @@ struct UriParts {
   std::optional<std::string_view> fragment;
 };
 
+// The first of `text`'s characters that is one of `set`, or text.size(). A loop, where
+// string_view::find_first_of calls memchr once per character (index pages resolve thousands of
+// URLs).
+std::size_t first_of(std::string_view text, std::string_view set) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    for (const char c : set) {
+      if (text[i] == c) return i;
+    }
+  }
+  return text.size();
+}
+
 // RFC 3986 Appendix B: ^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?
 UriParts split_uri(std::string_view text) {
   UriParts parts;
-  const auto first = text.find_first_of(":/?#");
-  if (first != std::string_view::npos && first > 0 && text[first] == ':') {
+  const auto first = first_of(text, ":/?#");
+  if (first < text.size() && first > 0 && text[first] == ':') {
     parts.scheme = text.substr(0, first);
     text.remove_prefix(first + 1);
   }
   if (text.starts_with("//")) {
     text.remove_prefix(2);
-    const auto end = std::min(text.find_first_of("/?#"), text.size());
+    const auto end = first_of(text, "/?#");
     parts.authority = text.substr(0, end);
     text.remove_prefix(end);
   }
-  const auto path_end = std::min(text.find_first_of("?#"), text.size());
+  const auto path_end = first_of(text, "?#");
   parts.path = text.substr(0, path_end);
   text.remove_prefix(path_end);
   if (text.starts_with('?')) {
@@ -167,6 +179,7 @@ std::string resolve_url(std::string_view base_text, std::string_view reference) 
 }
 
 std::string percent_decode(std::string_view text) {
+  if (text.find('%') == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {

@@ -44,27 +44,28 @@ std::string lower(std::string_view text) {
 
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
-bool allowed_in_uri(unsigned char c) {
-  // RFC 3986 §2.2 reserved, §2.3 unreserved, and '%' of §2.1 escapes.
-  if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("-._~:/?#[]@!$&'()*+,;=%").find(static_cast<char>(c)) !=
-         std::string_view::npos;
-}
+// RFC 3986 §2.2 reserved, §2.3 unreserved, and '%' of §2.1 escapes: a
+// table, since clean_url asks for every character of every link.
+constexpr std::array<bool, 256> k_allowed_in_uri = [] {
+  std::array<bool, 256> table{};
+  for (int c = 'A'; c <= 'Z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) table[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("-._~:/?#[]@!$&'()*+,;=%"))
+    table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
 
-std::string merge_message(const Link& link, std::string_view what, const FileHash& first,
-                          const FileHash& second) {
-  return link.filename + " is listed twice with different " + std::string(what) + " " +
-         first.algorithm + " digests: " + first.hex + " and " + second.hex + " (" + link.url + ")";
-}
+bool allowed_in_uri(unsigned char c) { return k_allowed_in_uri[c]; }
 
 }  // namespace
 
 Checked<std::optional<FileHash>> make_hash(std::string_view algorithm, std::string_view hex) {
-  const std::string name = lower(algorithm);
+  std::string name = lower(algorithm);
   const auto known = std::find_if(k_algorithms.begin(), k_algorithms.end(),
                                   [&](const Algorithm& a) { return a.name == name; });
   if (known == k_algorithms.end()) return std::nullopt;
-  const std::string digest = lower(hex);
+  std::string digest = lower(hex);
   const bool hex_only = std::all_of(digest.begin(), digest.end(), is_hex);
   if (!hex_only || digest.size() < known->min_hex || digest.size() > known->max_hex ||
       digest.size() % 2 != 0) {
@@ -72,7 +73,7 @@ Checked<std::optional<FileHash>> make_hash(std::string_view algorithm, std::stri
     // the check the page asked for, so say so instead.
     return std::unexpected("malformed " + name + " digest '" + std::string(hex) + "'");
   }
-  return FileHash{name, digest};
+  return FileHash{std::move(name), std::move(digest)};
 }
 
 Checked<std::vector<FileHash>> fragment_hashes(std::string_view fragment) {
@@ -109,7 +110,8 @@ Checked<CoreMetadata> core_metadata_attribute(std::string_view value) {
 
 bool is_file_name(std::string_view name) {
   return !name.empty() && name != "." && name != ".." &&
-         name.find_first_of(std::string_view("/\\\0", 3)) == std::string_view::npos;
+         std::none_of(name.begin(), name.end(),
+                      [](char c) { return c == '/' || c == '\\' || c == '\0'; });
 }
 
 std::string clean_url(std::string_view url) {
@@ -117,26 +119,31 @@ std::string clean_url(std::string_view url) {
   // The path starts after "scheme:" and "//authority" and ends at '?' or
   // '#' (RFC 3986 Appendix B); only there is `+` encoded.
   std::size_t path_begin = 0;
-  const auto colon = url.find_first_of(":/?#");
-  if (colon != std::string_view::npos && url[colon] == ':') path_begin = colon + 1;
+  std::size_t at = 0;
+  while (at < url.size() && url[at] != ':' && url[at] != '/' && url[at] != '?' && url[at] != '#')
+    ++at;
+  if (at < url.size() && url[at] == ':') path_begin = at + 1;
   if (url.substr(path_begin).starts_with("//")) {
-    path_begin = std::min(url.find_first_of("/?#", path_begin + 2), url.size());
+    path_begin += 2;
+    while (path_begin < url.size() && url[path_begin] != '/' && url[path_begin] != '?' &&
+           url[path_begin] != '#')
+      ++path_begin;
   }
-  const std::size_t path_end = std::min(url.find_first_of("?#", path_begin), url.size());
+  std::size_t path_end = path_begin;
+  while (path_end < url.size() && url[path_end] != '?' && url[path_end] != '#') ++path_end;
 
   std::string out;
-  out.reserve(url.size());
+  out.reserve(url.size() + 8);
+  std::size_t copied = 0;  // url[copied, i) is yet to be appended as is
   for (std::size_t i = 0; i < url.size(); ++i) {
     const auto c = static_cast<unsigned char>(url[i]);
-    const bool plus_in_path = c == '+' && i >= path_begin && i < path_end;
-    if (allowed_in_uri(c) && !plus_in_path) {
-      out.push_back(url[i]);
-    } else {
-      out.push_back('%');
-      out.push_back(k_hex[c >> 4U]);
-      out.push_back(k_hex[c & 0x0FU]);
-    }
+    if (allowed_in_uri(c) && (c != '+' || i < path_begin || i >= path_end)) continue;
+    out.append(url.substr(copied, i - copied));
+    const char escape[] = {'%', k_hex[c >> 4U], k_hex[c & 0x0FU]};
+    out.append(escape, sizeof escape);
+    copied = i + 1;
   }
+  out.append(url.substr(copied));
   return out;
 }
 
@@ -147,43 +154,6 @@ Checked<void> check_api_version(std::string_view version) {
   if (version == "1" || version.starts_with("1.")) return {};
   return std::unexpected("unsupported repository API version '" + std::string(version) +
                          "' (PEP 629): wheelmod reads version 1.x pages");
-}
-
-Checked<void> LinkList::add(Link link) {
-  // A file is its URL. The real index has listed one file twice: harmless
-  // when the entries agree, but one URL with two digests leaves no safe
-  // choice. One name under two URLs is two files: the prefix-root page
-  // /whl/<project>/ lists e.g. the cpu and the cu126 builds of
-  // torchaudio-2.6.0-cp312-cp312-linux_aarch64.whl.
-  const auto [it, inserted] = m_by_url.try_emplace(link.url, m_links.size());
-  if (inserted) {
-    m_links.push_back(std::move(link));
-    return {};
-  }
-  Link& first = m_links[it->second];
-  for (auto& hash : link.hashes) {
-    const auto same =
-        std::find_if(first.hashes.begin(), first.hashes.end(),
-                     [&](const FileHash& h) { return h.algorithm == hash.algorithm; });
-    if (same == first.hashes.end()) {
-      first.hashes.push_back(std::move(hash));
-    } else if (same->hex != hash.hex) {
-      return std::unexpected(merge_message(first, "file", *same, hash));
-    }
-  }
-  if (first.core_metadata_hash && link.core_metadata_hash &&
-      first.core_metadata_hash->algorithm == link.core_metadata_hash->algorithm &&
-      first.core_metadata_hash->hex != link.core_metadata_hash->hex) {
-    return std::unexpected(
-        merge_message(first, "core metadata", *first.core_metadata_hash, *link.core_metadata_hash));
-  }
-  first.has_core_metadata = first.has_core_metadata || link.has_core_metadata;
-  if (!first.core_metadata_hash) first.core_metadata_hash = std::move(link.core_metadata_hash);
-  if (!first.requires_python) first.requires_python = std::move(link.requires_python);
-  if (!first.yanked) first.yanked = std::move(link.yanked);
-  if (!first.size) first.size = link.size;
-  if (!first.upload_time) first.upload_time = std::move(link.upload_time);
-  return {};
 }
 
 }  // namespace detail

@@ -3,13 +3,10 @@
 // parsers wrap them in a ParseError for the page.
 #pragma once
 
-#include <cstddef>
 #include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "index/page.hpp"
@@ -50,19 +47,5 @@ std::string clean_url(std::string_view url);
 /// PEP 629 / PEP 691 API version: "1.x" is ours; anything else is an
 /// error saying which version the page declared.
 Checked<void> check_api_version(std::string_view version);
-
-/// The links of one page in page order, each file (URL) once.
-class LinkList {
- public:
-  /// Adds `link`, or merges it into the earlier entry with the same URL;
-  /// two entries for one URL that disagree on a digest are an error naming
-  /// the file and both digests.
-  Checked<void> add(Link link);
-  [[nodiscard]] std::vector<Link> take() && { return std::move(m_links); }
-
- private:
-  std::vector<Link> m_links;
-  std::unordered_map<std::string, std::size_t> m_by_url;
-};
 
 }  // namespace wheelmod::index::detail

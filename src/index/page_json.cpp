@@ -189,15 +189,13 @@ Parsed<ProjectPage> parse_project_json(std::string_view text, std::string_view p
   if (files == document->end() || !files->is_array()) {
     return std::unexpected(page_error(page_url, "no 'files' list (PEP 691 requires it)"));
   }
-  detail::LinkList links;
   for (const json& file : *files) {
     auto link = parse_file(file, page_url);
     if (!link) return std::unexpected(page_error(page_url, link.error()));
-    if (auto added = links.add(std::move(*link)); !added) {
+    if (auto added = page.links.add(*link); !added) {
       return std::unexpected(page_error(page_url, added.error()));
     }
   }
-  page.links = std::move(links).take();
   return page;
 }
 

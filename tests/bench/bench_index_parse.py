@@ -1,27 +1,33 @@
 #!/usr/bin/env python3
 """Index page benchmark: wheelmod against pip's way, in one run.
 
-Writes a project page in download.pytorch.org's format (pytorch/test-infra
-s3_management/manage.py) into a temporary directory, then runs, alternately
-(A B A B ...), the C++ program bench_index_parse and pip_style_parse.py
-(html.parser + packaging under /usr/bin/python3). Both parse the page, parse
-every wheel name and choose the best wheel for one target; the driver checks
-they chose the same one, then prints medians side by side with their ratio,
-and the peak RSS of each process (from wait4's rusage).
+Writes project pages in download.pytorch.org's format (pytorch/test-infra
+s3_management/manage.py) of several sizes into a temporary directory, then
+runs, alternately (A B A B ...), the C++ program bench_index_parse and
+pip_style_parse.py (html.parser + packaging under /usr/bin/python3). Both
+parse the page, parse every wheel name and choose the best wheel for one
+target; the driver checks they chose the same one, then prints medians side
+by side with their ratio, the peak RSS of each process (from wait4's rusage,
+launched as bench_support does), and the slope (ms per 1,000 links) between
+the smallest and the largest page. Last, wheelmod alone on a page of
+1,000,000 short links (hostile_index.py's shape): its peak RSS, and the
+bytes a link takes beyond the page and the link's own text.
 
   bench_index_parse.py --bench-binary build/bench/tests/bench/bench_index_parse
+  bench_index_parse.py --bench-binary ... --sizes 20000 --rounds 9 --memory-links 0
   bench_index_parse.py --bench-binary ... --smoke     # the CTest smoke check
 """
 
 import argparse
 import hashlib
-import os
+import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, load_average,
+                           machine_line, prctl, run_one)
 
 HERE = Path(__file__).resolve().parent
 PAGE_URL = "https://download.pytorch.org/whl/torch/"
@@ -35,6 +41,10 @@ RELEASES = [
     "2.11.0",
 ]
 NIGHTLIES = [f"2.12.0.dev2026{month:02d}{day:02d}" for month in range(3, 9) for day in range(1, 29)]
+# Older nightlies, after those above: they make the large pages (pre-releases, never chosen).
+OLDER_NIGHTLIES = [f"2.{minor}.0.dev{2019 + minor // 2}{month:02d}{day:02d}"
+                   for minor in range(11, -1, -1) for month in range(12, 0, -1)
+                   for day in range(28, 0, -1)]
 VARIANTS = ["cpu", "cu118", "cu121", "cu124", "cu126", "cu128", "cu130", "rocm6.2.4", "rocm6.4",
             "xpu"]
 PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "linux_x86_64", "win_amd64"]
@@ -62,7 +72,7 @@ def generate_page(count):
     releases first, then nightlies, so a small page still holds the
     target's candidates."""
     entries = []
-    for version in sorted(RELEASES, key=key_of, reverse=True) + NIGHTLIES[::-1]:
+    for version in sorted(RELEASES, key=key_of, reverse=True) + NIGHTLIES[::-1] + OLDER_NIGHTLIES:
         new = key_of(version) >= (2, 6, 0)  # manylinux_2_28 from 2.6
         for variant in VARIANTS:
             for python in python_tags(version):
@@ -91,7 +101,8 @@ def generate_page(count):
         attributes = ""
         if key_of(version) >= (2, 6, 0):
             meta = hashlib.sha256(f"{version}{local}".encode()).hexdigest()
-            attributes += f' data-dist-info-metadata="sha256={meta}" data-core-metadata="sha256={meta}"'
+            attributes += (f' data-dist-info-metadata="sha256={meta}"'
+                           f' data-core-metadata="sha256={meta}"')
         if key_of(version) >= (2, 11, 0):
             attributes += ' data-upload-time="2026-04-23T10:11:12.123456Z"'
         lines.append((key, f'    <a href="{href}"{attributes}>{filename}</a><br/>'))
@@ -101,28 +112,27 @@ def generate_page(count):
             "\n  </body>\n</html>\n<!--TIMESTAMP 1703347410-->")
 
 
-def run_measured(command):
-    """Runs `command` and reaps it with os.wait4, which gives the rusage
-    (and so the peak RSS) of that one child."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    if process.returncode != 0:
-        raise SystemExit(f"{command[0]} failed ({process.returncode}):\n{stderr}")
-    values = dict(line.split("=", 1) for line in stdout.splitlines() if "=" in line)
-    return values, wall * 1000, usage.ru_maxrss / 1024  # ru_maxrss is KiB on Linux
+def generate_short_page(count):
+    """`count` short links of win32 wheels after the one wheel that fits,
+    as tests/hostile/hostile_index.py's `links` case writes them."""
+    good = ("torch-2.7.0-cp312-cp312-manylinux_2_28_x86_64.whl", hashlib.sha256(b"x").hexdigest())
+    lines = [f'<a href="/f/{good[0]}#sha256={good[1]}">{good[0]}</a>']
+    lines += [f'<a href="/f/torch-0.{i}-py3-none-win32.whl">x</a>' for i in range(count)]
+    return "<!DOCTYPE html><html><body>\n" + "\n".join(lines) + "\n</body></html>\n"
+
+
+def run(command, scratch):
+    """One measured run: the key=value lines it printed, wall ms, peak RSS MiB."""
+    sample = run_one(command, scratch)
+    out = (scratch / "out0").read_text()
+    values = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    return values, sample.wall * 1000, sample.rss_kib / 1024
 
 
 def check_agreement(ours, theirs):
     for key in ("links", "wheels", "supported_tags", "candidates", "best"):
         if ours[key] != theirs[key]:
-            raise SystemExit(f"wheelmod and pip's way disagree on {key}: "
+            raise BenchError(f"wheelmod and pip's way disagree on {key}: "
                              f"{ours[key]!r} against {theirs[key]!r}")
 
 
@@ -134,80 +144,149 @@ def check_sane(values, links):
         problems.append("no candidates")
     if not values.get("best", "").startswith("torch-2.7."):
         problems.append(f"best={values.get('best')!r} (expected a torch 2.7 wheel)")
-    if not 0 < float(values.get("work_ms", 0)) < 60_000:
+    if not 0 < float(values.get("work_ms", 0)) < 600_000:
         problems.append(f"work_ms={values.get('work_ms')}")
     if problems:
-        raise SystemExit("bench_index_parse printed an insane result: " + "; ".join(problems))
+        raise BenchError("bench_index_parse printed an insane result: " + "; ".join(problems))
+
+
+def commands(args, page):
+    common = [f"--{k}={v}" for k, v in {"page": page, "url": PAGE_URL, **TARGET}.items()]
+    ours = [args.bench_binary] + [x for kv in common for x in kv.split("=", 1)]
+    theirs = [args.python, "-B", str(HERE / "pip_style_parse.py")] + common
+    return ours, theirs
+
+
+def measure_size(args, tmp, links):
+    """Both sides on a page of `links` links, `args.rounds` times each, alternately."""
+    page = tmp / f"index-{links}.html"
+    page.write_text(generate_page(links), encoding="utf-8")
+    ours_cmd, theirs_cmd = commands(args, page)
+    samples = {"wheelmod": [], "pip": []}
+    for _ in range(args.rounds):  # A B A B ...
+        for name, command in (("wheelmod", ours_cmd), ("pip", theirs_cmd)):
+            scratch = tmp / f"{name}-{links}-{len(samples[name])}"
+            scratch.mkdir()
+            samples[name].append(run(command, scratch))
+    ours, theirs = samples["wheelmod"][0][0], samples["pip"][0][0]
+    check_sane(ours, links)
+    check_agreement(ours, theirs)
+    size = page.stat().st_size
+    page.unlink()
+    return {"links": links, "size_mib": size / K_MIB, "samples": samples, "ours": ours,
+            "theirs": theirs}
+
+
+def median(samples, key):
+    if key == "wall_ms":
+        return statistics.median(s[1] for s in samples)
+    if key == "rss_mib":
+        return statistics.median(s[2] for s in samples)
+    return statistics.median(float(s[0][key]) for s in samples)
+
+
+def measure_memory(args, tmp, links):
+    """wheelmod alone on `links` short links: peak RSS, and per link beyond the page and the
+    links' own text (URL and file name), against a 1,000-link page of the same shape."""
+    figures = []
+    for count in (1000, links):
+        page = tmp / f"short-{count}.html"
+        page.write_text(generate_short_page(count), encoding="utf-8")
+        ours_cmd, _ = commands(args, page)
+        scratch = tmp / f"memory-{count}"
+        scratch.mkdir()
+        values, wall, rss = run(ours_cmd, scratch)
+        if int(values["links"]) != count + 1 or not values["best"]:
+            raise BenchError(f"the {count}-link page: {values}")
+        figures.append((values, wall, rss))
+        page.unlink()
+    (small, _, small_rss), (big, wall, rss) = figures
+    extra = (rss - small_rss) * K_MIB - (int(big["page_bytes"]) - int(small["page_bytes"]))
+    text = int(big["link_text_bytes"]) - int(small["link_text_bytes"])
+    return {"links": links, "page_mib": int(big["page_bytes"]) / K_MIB, "rss_mib": rss,
+            "work_ms": float(big["work_ms"]), "per_link": extra / links,
+            "text_per_link": text / links}
+
+
+def report(args, sizes, memory):
+    first = sizes[0]["ours"]
+    print(f"index pages in download.pytorch.org's format; target: CPython {TARGET['python']} "
+          f"{TARGET['arch']} glibc {TARGET['glibc']}, {TARGET['project']}{TARGET['specifier']} "
+          f"({first['supported_tags']} tags)")
+    print(machine_line())
+    print(f"load average: {load_average()}")
+    if args.build_type and args.build_type != "Release":
+        print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
+    print(f"medians of {args.rounds} alternating runs (A B A B ...); work = parse page + "
+          "wheel names + select, in-process\n")
+    print(f"{'links':>9} {'MiB':>6} {'candidates':>10}   {'wheelmod ms':>11} {'pip ms':>9} "
+          f"{'ratio':>6}   {'parse ms':>8} {'pip parse':>9}   {'RSS MiB':>7} {'pip RSS':>7}")
+    for row in sizes:
+        ours, theirs = row["samples"]["wheelmod"], row["samples"]["pip"]
+        a, b = median(ours, "work_ms"), median(theirs, "work_ms")
+        print(f"{row['links']:>9,} {row['size_mib']:>6.1f} {row['ours']['candidates']:>10}   "
+              f"{a:>11.1f} {b:>9.1f} {b / a:>5.1f}x   {median(ours, 'parse_ms'):>8.1f} "
+              f"{median(theirs, 'parse_ms'):>9.1f}   {median(ours, 'rss_mib'):>7.1f} "
+              f"{median(theirs, 'rss_mib'):>7.1f}")
+        print(f"{'':>9} both chose {row['ours']['best']}; whole process (wall): wheelmod "
+              f"{median(ours, 'wall_ms'):.0f} ms, pip's way {median(theirs, 'wall_ms'):.0f} ms")
+    if len(sizes) > 1:
+        low, high = sizes[0], sizes[-1]
+        per = 1000 / (high["links"] - low["links"])
+        slope = [(median(high["samples"][n], "work_ms") - median(low["samples"][n], "work_ms"))
+                 * per for n in ("wheelmod", "pip")]
+        print(f"slope, {low['links']:,} -> {high['links']:,} links: wheelmod {slope[0]:.2f} ms, "
+              f"pip's way {slope[1]:.2f} ms per 1,000 links ({slope[1] / slope[0]:.1f}x)")
+    if memory:
+        print(f"\n{memory['links']:,} short links ({memory['page_mib']:.0f} MiB page, "
+              f"hostile_index.py's shape), wheelmod parse + choose: {memory['work_ms']:.0f} ms, "
+              f"peak RSS {memory['rss_mib']:.0f} MiB")
+        print(f"  per link, beyond the page: {memory['per_link']:.0f} bytes, against "
+              f"{memory['text_per_link']:.0f} for its URL and file name as strings (index::Links "
+              "keeps a file name that ends the URL as part of it; the record and the URL index "
+              "take the rest)")
+    print("\npip's way = html.parser.HTMLParser link collection + urljoin + "
+          "packaging 23.0 (parse_wheel_filename, tags, SpecifierSet) on /usr/bin/python3")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench-binary", required=True, help="the bench_index_parse program")
     parser.add_argument("--python", default="/usr/bin/python3",
-                        help="python with python3-packaging for the peer (default /usr/bin/python3)")
-    parser.add_argument("--links", type=int, default=20000)
-    parser.add_argument("--rounds", type=int, default=5)
+                        help="python with python3-packaging for the peer "
+                             "(default /usr/bin/python3)")
+    parser.add_argument("--sizes", default="20000,80000,320000",
+                        help="links per page, comma-separated (default 20000,80000,320000)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memory-links", type=int, default=1_000_000,
+                        help="links of the memory measurement (0: none)")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
     parser.add_argument("--smoke", action="store_true",
                         help="1,000 links, one run of each, check the result and agreement")
     args = parser.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
     if args.smoke:
-        args.links, args.rounds = 1000, 1
-
-    with tempfile.TemporaryDirectory(prefix="wheelmod-bench-") as tmp:
-        page = Path(tmp) / "index.html"
-        page.write_text(generate_page(args.links), encoding="utf-8")
-        common = [f"--{k}={v}" for k, v in {"page": page, "url": PAGE_URL, **TARGET}.items()]
-        ours_cmd = [args.bench_binary] + [x for kv in common for x in kv.split("=", 1)]
-        theirs_cmd = [args.python, "-B", str(HERE / "pip_style_parse.py")] + common
-
-        samples = {"wheelmod": [], "pip": []}
-        for _ in range(args.rounds):  # A B A B ...
-            for name, command in (("wheelmod", ours_cmd), ("pip", theirs_cmd)):
-                samples[name].append(run_measured(command))
-        ours, theirs = samples["wheelmod"][0][0], samples["pip"][0][0]
-        check_sane(ours, args.links)
-        check_agreement(ours, theirs)
-        if args.smoke:
-            print(f"ok: {ours['links']} links, {ours['candidates']} candidates, best {ours['best']}, "
-                  f"wheelmod {float(ours['work_ms']):.1f} ms, pip's way {float(theirs['work_ms']):.1f} ms")
-            return 0
-        report(args, page, samples, ours)
+        sizes, args.rounds, args.memory_links = [1000], 1, 0
+    prctl(K_PR_SET_CHILD_SUBREAPER, 1)  # see bench_support.LAUNCH
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind like Ctrl-C: the scratch files go
+        signal.signal(sig, signal.default_int_handler)
+    try:
+        with tempfile.TemporaryDirectory(prefix="wheelmod-bench-") as tmp:
+            rows = [measure_size(args, Path(tmp), links) for links in sizes]
+            memory = measure_memory(args, Path(tmp), args.memory_links) if args.memory_links \
+                else None
+            if args.smoke:
+                row = rows[0]
+                ours, theirs = row["ours"], row["theirs"]
+                print(f"ok: {ours['links']} links, {ours['candidates']} candidates, "
+                      f"best {ours['best']}, wheelmod {float(ours['work_ms']):.1f} ms, "
+                      f"pip's way {float(theirs['work_ms']):.1f} ms")
+                return 0
+            report(args, rows, memory)
+    except (BenchError, KeyboardInterrupt) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     return 0
-
-
-def report(args, page, samples, ours):
-    def median(name, key):
-        if key == "wall_ms":
-            return statistics.median(s[1] for s in samples[name])
-        if key == "rss_mib":
-            return statistics.median(s[2] for s in samples[name])
-        return statistics.median(float(s[0][key]) for s in samples[name])
-
-    size_mib = page.stat().st_size / (1 << 20)
-    print(f"index page: {args.links} links, {size_mib:.1f} MiB, download.pytorch.org format")
-    print(f"target: CPython {TARGET['python']} {TARGET['arch']} glibc {TARGET['glibc']}, "
-          f"{TARGET['project']}{TARGET['specifier']}: {ours['candidates']} candidates, "
-          f"{ours['supported_tags']} tags")
-    print(f"both chose: {ours['best']}")
-    if args.build_type and args.build_type != "Release":
-        print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
-    print(f"medians of {args.rounds} alternating runs (A B A B ...)\n")
-    rows = [
-        ("parse page + wheel names (ms)", "parse_ms"),
-        ("select for the target (ms)", "select_ms"),
-        ("work = parse + select (ms)", "work_ms"),
-        ("whole process, wall (ms)", "wall_ms"),
-        ("peak RSS (MiB)", "rss_mib"),
-    ]
-    header = ("", "wheelmod", "pip's way", "pip / wheelmod")
-    print(f"{header[0]:32} {header[1]:>10} {header[2]:>10} {header[3]:>15}")
-    for label, key in rows:
-        a, b = median("wheelmod", key), median("pip", key)
-        ratio = f"{b / a:.1f}x" if a > 0 else "-"
-        print(f"{label:32} {a:10.1f} {b:10.1f} {ratio:>15}")
-    print("\npip's way = html.parser.HTMLParser link collection + urljoin + "
-          "packaging 23.0 (parse_wheel_filename, tags, SpecifierSet) on /usr/bin/python3")
 
 
 if __name__ == "__main__":

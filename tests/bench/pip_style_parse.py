@@ -8,7 +8,8 @@ packaging.utils.parse_wheel_filename, packaging.tags and
 packaging.specifiers pick the candidates (pip/_internal/index/
 package_finder.py). This script does that with python3-packaging, and
 prints the same key=value lines as the C++ program, so the driver can
-check that both chose the same wheel.
+check that both chose the same wheel. parse_ms: the page into links;
+select_ms: the target's tags, every wheel name, the best wheel.
 
 Run with Debian's /usr/bin/python3 (python3-packaging 23.0).
 """
@@ -108,26 +109,25 @@ def main():
 
     start = time.perf_counter()
     link_parser = LinkParser(args.url)
-    link_parser.feed(html)
-    link_parser.close()
+    link_parser.feed(html)  # pip's parse_links feeds the page once and never calls close()
     base_url = urllib.parse.urljoin(args.url, link_parser.base_url or "")
     links = [Link(a, base_url) for a in link_parser.anchors if a.get("href")]
-    wheels = []
-    for link in links:
-        if not link.filename.endswith(".whl"):
-            continue
-        try:
-            wheels.append((link, parse_wheel_filename(link.filename)))
-        except InvalidWheelFilename:
-            pass
     parse_ms = (time.perf_counter() - start) * 1000
 
     start = time.perf_counter()
     supported = target_tags(args.python, args.arch, args.glibc)
     rank = {tag: i for i, tag in enumerate(supported)}
+    wheels = 0
     candidates = 0
     best = None
-    for link, (name, version, build, wheel_tags) in wheels:
+    for link in links:
+        if not link.filename.endswith(".whl"):
+            continue
+        try:
+            name, version, build, wheel_tags = parse_wheel_filename(link.filename)
+        except InvalidWheelFilename:
+            continue
+        wheels += 1
         if name != project or link.yanked is not None:
             continue
         if link.requires_python:
@@ -147,7 +147,7 @@ def main():
             best = (key, link.filename)
     select_ms = (time.perf_counter() - start) * 1000
 
-    print(f"links={len(links)}\nwheels={len(wheels)}\nsupported_tags={len(supported)}")
+    print(f"links={len(links)}\nwheels={wheels}\nsupported_tags={len(supported)}")
     print(f"candidates={candidates}\nbest={best[1] if best else ''}")
     print(f"read_ms={read_ms:.3f}\nparse_ms={parse_ms:.3f}\nselect_ms={select_ms:.3f}")
     print(f"work_ms={parse_ms + select_ms:.3f}")

@@ -1,4 +1,4 @@
-// Index pages: PEP 503 HTML (gumbo), or, built with
+// Index pages: PEP 503 HTML (src/index/html_anchors), or, built with
 // WHEELMOD_FUZZ_INDEX_JSON, PEP 691 JSON (nlohmann::json); the project
 // page and the root page from the same bytes. Properties: every link has
 // an absolute URL without a fragment, a file name without a slash, and

@@ -43,12 +43,13 @@ def pages(args):
                          for i in range(args.links))
         page = html(work.good_link(), others)
         work.serve_page(page)
-        # Bound: the page (its body and the parser's input) twice, plus 3 KiB a link.
-        # Measured (100,000 links, 4.9 MiB): ASan without quarantine +220 MiB, 2.2 KiB
-        # a link; the release build 1.4 KiB a link (heaptrack: 670 B in
-        # index::LinkList::add, 600 B in the gumbo tree) - so 1,000,000 links (50 MiB)
-        # peak at 1.37 GB release, 2.8 GB ASan with quarantine, in 11 s / 106 s.
-        budget = 2 * len(page) // MIB + 3 * args.links // 1024 + 64
+        # Bound: the page (its body and the parser's input) twice, plus 1 KiB a link.
+        # The page is read without a tree into index::Links (about 100 bytes a link here,
+        # its URL included); most of the rest is the resolver's list of files that do not
+        # fit, with why (index_client::CandidateSet::rejected). Measured, release build:
+        # 100,000 links (4.9 MiB) 56 MiB, 1,000,000 links (50 MiB) 412 MiB. With gumbo's
+        # tree and a std::vector<Link> it was 1.4 KiB a link, 1.37 GB for 1,000,000.
+        budget = 2 * len(page) // MIB + args.links // 1024 + 64
         result = work.resolve("--no-deps", "--format", "json", budget=budget, env=env, timeout=280)
         check(work.chosen(result) == [WHEEL_NAME], result.describe())
         return f"{args.links} links ({len(page) / MIB:.0f} MiB): {result.peak_rss_mib:.0f} MiB"
@@ -110,7 +111,8 @@ def pages(args):
         return f"depth {depth} {where} the file: exit 5, {result.peak_rss_mib:.0f} MiB"
 
     def html_nesting():
-        # 100,000 unclosed <div>s around the link: gumbo's tree is that deep.
+        # 100,000 unclosed <div>s around the link: no tree is built (an HTML5 parser's tree
+        # would be that deep).
         depth = 100_000
         page = html("<div>" * depth, work.good_link())
         work.serve_page(page)

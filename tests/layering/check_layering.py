@@ -37,7 +37,6 @@ THIRD_PARTY = [
     ("yaml-cpp/", "yaml-cpp"),
     ("curl/", "CURL::libcurl"),
     ("openssl/", "OpenSSL::Crypto"),
-    ("gumbo.h", "PkgConfig::GUMBO"),
     ("libelf.h", "PkgConfig::LIBELF"),
     ("gelf.h", "PkgConfig::LIBELF"),
     ("zip.h", "PkgConfig::LIBZIP"),

@@ -82,7 +82,7 @@ def build(root, work, jobs):
     options = ['-DCMAKE_INSTALL_PREFIX=' + installdir, '-DCMAKE_MESSAGE_LOG_LEVEL=STATUS',
                '-DCMAKE_INSTALL_LIBDIR:PATH=lib', '-DCMAKE_VERBOSE_MAKEFILE=ON',
                '-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF']
-    configure = ' '.join([resolve(values['preconfigopts'], templates), 'cmake', *options,
+    configure = ' '.join([resolve(values.get('preconfigopts', ''), templates), 'cmake', *options,
                           resolve(values['configopts'], templates), start_dir])
     run(configure, obj, os.path.join(work, 'configure.log'))
     run(['make', '-j', str(jobs)], obj, os.path.join(work, 'make.log'))

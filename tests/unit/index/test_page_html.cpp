@@ -471,6 +471,49 @@ TEST_CASE("parse_project_html finds links anywhere in broken markup", "[index][h
   CHECK(page.links[2].url == "https://h/simple/x/c-1.0.tar.gz");
 }
 
+TEST_CASE("parse_project_html reads markup as pip's html.parser does", "[index][html]") {
+  // pip reads pages with html.parser (pip/_internal/index/collector.py), not an HTML5 parser;
+  // wheelmod reads them as it does (src/index/html_anchors.hpp). Where gumbo (HTML5) read these
+  // otherwise, the comment says how.
+  const std::string dir = "https://h/simple/x/";
+  struct {
+    std::string html;
+    std::vector<std::string> urls;
+  } const cases[] = {
+      // Duplicate attributes: the last, as pip's dict(attrs) (HTML5: the first).
+      {"<a href=\"a-1.0.tar.gz\" href=\"b-1.0.tar.gz\">x</a>", {dir + "b-1.0.tar.gz"}},
+      // Only script and style hold raw text (HTML5: also title, textarea, ...).
+      {"<title><a href=t-1.0.tar.gz>t</a></title><textarea><a href=u-1.0.tar.gz>u</a>",
+       {dir + "t-1.0.tar.gz", dir + "u-1.0.tar.gz"}},
+      {"<script><a href=s-1.0.tar.gz>s</a></script><a href=t-1.0.tar.gz>t</a>",
+       {dir + "t-1.0.tar.gz"}},
+      // A comment ends at `--`, spaces, `>` (HTML5: only at `-->` or `--!>`).
+      {"<!-- x -- ><a href=c-1.0.tar.gz>c</a>", {dir + "c-1.0.tar.gz"}},
+      // What is never closed hides the rest of the page: html.parser waits for more input, and
+      // pip never calls close().
+      {"<a href=a-1.0.tar.gz>a</a><!-- <a href=b-1.0.tar.gz>b</a>", {dir + "a-1.0.tar.gz"}},
+      {"<a href=a-1.0.tar.gz>a</a><a href='b-1.0.tar.gz>b</a><a href=c-1.0.tar.gz>c</a>",
+       {dir + "a-1.0.tar.gz"}},
+      // The first <base href> applies to every link, also those before it.
+      {"<a href=x-1.0.tar.gz>x</a><base href=https://other/dir/>",
+       {"https://other/dir/x-1.0.tar.gz"}},
+      // A <base href> without a value sets nothing (HTML5: the page's own URL).
+      {"<base href><base href=https://second/><a href=x-1.0.tar.gz>x</a>",
+       {"https://second/x-1.0.tar.gz"}},
+      // html.unescape decodes a legacy name before '=' (HTML5 keeps "&copy=" in attributes).
+      {"<a href=\"x-1.0.tar.gz?a=1&copy=2\">x</a>", {dir + "x-1.0.tar.gz?a=1%C2%A9=2"}},
+      // An href without a value, or an empty one, is no link.
+      {"<a href>a</a><a href=\"\">b</a>", {}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.html);
+    const ProjectPage page = parse_ok(c.html, dir);
+    std::vector<std::string> urls;
+    for (const Link& link : page.links) urls.push_back(link.url);
+    CHECK(urls == c.urls);
+  }
+}
+
 TEST_CASE("parse_project_html checks the PEP 629 repository version", "[index][html]") {
   const std::string link = "<a href=\"x-1.0.tar.gz\">x</a>";
   for (const std::string version : {"1.0", "1.1", "1.4", "1"}) {

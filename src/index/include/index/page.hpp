@@ -3,7 +3,10 @@
 // the page's URL in, links out; fetching happens in src/net.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <expected>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,10 +43,110 @@ struct Link {
   [[nodiscard]] std::string core_metadata_url() const { return url + ".metadata"; }
 };
 
+/// The links of a page in page order, each file (URL) once. Held compactly, one text buffer for
+/// all of them and a record of 20 bytes a link (plus 64 for a link with hashes or data-*
+/// attributes): a page of 1,000,000 links takes its text and ~40 MB, where a std::vector<Link>
+/// took 300 bytes a link before its strings. Read as Link values, built on each access.
+class Links {
+ public:
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Link;
+    using difference_type = std::ptrdiff_t;
+    using reference = Link;
+    using pointer = void;
+    const_iterator() = default;
+    Link operator*() const { return (*m_links)[m_at]; }
+    const_iterator& operator++() {
+      ++m_at;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++m_at;
+      return before;
+    }
+    friend bool operator==(const const_iterator&, const const_iterator&) = default;
+
+   private:
+    friend class Links;
+    const_iterator(const Links* links, std::size_t at) : m_links(links), m_at(at) {}
+    const Links* m_links = nullptr;
+    std::size_t m_at = 0;
+  };
+
+  [[nodiscard]] std::size_t size() const { return m_records.size(); }
+  [[nodiscard]] bool empty() const { return m_records.empty(); }
+  /// Link `i` (< size()).
+  [[nodiscard]] Link operator[](std::size_t i) const;
+  [[nodiscard]] Link front() const { return (*this)[0]; }
+  [[nodiscard]] Link back() const { return (*this)[size() - 1]; }
+  [[nodiscard]] const_iterator begin() const { return {this, 0}; }
+  [[nodiscard]] const_iterator end() const { return {this, size()}; }
+  /// Link `i`'s file name and URL, without building the Link.
+  [[nodiscard]] std::string_view filename(std::size_t i) const;
+  [[nodiscard]] std::string_view url(std::size_t i) const;
+
+  /// Adds `link`, or merges it into the earlier link with the same URL (a file is its URL):
+  /// hashes and fields it lacks are taken; two digests of one algorithm that differ are an
+  /// error naming the file and both digests.
+  std::expected<void, std::string> add(const Link& link);
+  /// Room for `links` links of `text` bytes in all: address space only, touched as links come.
+  void reserve(std::size_t links, std::size_t text);
+
+ private:
+  static constexpr std::uint32_t k_absent = 0xFFFFFFFF;
+  struct Text {  // a string of m_text; size k_absent: none (an empty optional)
+    std::uint32_t at = 0;
+    std::uint32_t size = k_absent;
+  };
+  struct HashText {
+    Text algorithm;
+    Text hex;
+  };
+  struct Record {
+    Text url;
+    Text filename;
+    std::uint32_t extra = k_absent;  // index in m_extras
+  };
+  struct Extra {               // what few links of a page have, beyond their URL and file name
+    std::uint32_t hashes = 0;  // the first of hash_count in m_hashes
+    std::uint32_t hash_count = 0;
+    Text requires_python;
+    Text yanked;
+    Text upload_time;
+    HashText core_metadata_hash;  // hex.size k_absent: none
+    bool has_core_metadata = false;
+    bool has_size = false;
+    std::uint64_t size = 0;
+  };
+  struct Slot {  // the open-addressing index by URL
+    std::uint32_t record = k_absent;
+    std::uint32_t hash = 0;
+  };
+
+  [[nodiscard]] std::string_view text(Text t) const { return {m_text.data() + t.at, t.size}; }
+  [[nodiscard]] std::optional<std::string> optional_text(Text t) const;
+  std::expected<Text, std::string> store_text(std::string_view value);
+  std::expected<Text, std::string> store_optional(const std::optional<std::string>& value);
+  std::expected<HashText, std::string> store_hash(const FileHash& hash);
+  std::expected<void, std::string> store_extra(Record& record, const Link& link);
+  std::expected<void, std::string> merge(std::size_t i, const Link& link);
+  void grow_index();
+
+  std::string m_text;
+  std::vector<Record> m_records;
+  std::vector<Extra> m_extras;
+  std::vector<HashText> m_hashes;
+  std::vector<Text> m_algorithms;  // "sha256", ...: each name once
+  std::vector<Slot> m_index;       // a power of two in size, at most 3/4 full
+};
+
 struct ProjectPage {
-  std::string url;          // the page's own URL
-  std::string name;         // project name as the page says it, "" if it does not
-  std::vector<Link> links;  // in page order
+  std::string url;   // the page's own URL
+  std::string name;  // project name as the page says it, "" if it does not
+  Links links;       // in page order
 };
 
 /// PEP 503 HTML project page: hrefs resolved against `<base href>` or `page_url`, HTML entities
