@@ -217,6 +217,11 @@ class PinSolver {
 
  private:
   bool consistent(std::size_t index, const index_client::Candidate& candidate) {
+    // With --no-deps the METADATA is read only where the index serves it beside the wheel
+    // (PEP 658): reading it from the wheel itself (range requests, else the whole file) is what
+    // --no-deps is asked to spare, and an index that has no usable METADATA still resolves.
+    const bool no_deps = m_session.request.no_deps;
+    if (no_deps && !candidate.link.has_core_metadata) return true;
     const auto& metadata = m_session.metadata(candidate).metadata;
     // Requires-Python in the METADATA (core metadata 1.2), which a page need not repeat as
     // data-requires-python: pip makes it a requirement of the candidate (resolvelib
@@ -232,7 +237,7 @@ class PinSolver {
                                         " (its METADATA), the target is " + python->str()});
       return false;
     }
-    if (m_session.request.no_deps) return true;
+    if (no_deps) return true;
     const auto& project = m_session.request.specs[index].canonical_name();
     // Its pins on the projects chosen so far ...
     for (const auto& pin : pins_on(m_session, metadata, m_names)) {
