@@ -254,6 +254,16 @@ class DownloadArea {
     fs::remove_all(m_path, error);
   }
 
+  // A failed run keeps what can be resumed; a directory holding nothing but the lock goes.
+  ~DownloadArea() {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(m_path, error))
+      if (entry.path().filename() != ".wheelmod-fetch.lock") return;
+    fs::remove_all(m_path, error);
+  }
+  DownloadArea(const DownloadArea&) = delete;
+  DownloadArea& operator=(const DownloadArea&) = delete;
+
  private:
   fs::path m_path;
   DirectoryLock m_lock;
