@@ -19,11 +19,41 @@ std::string format_duration(std::chrono::seconds duration) {
   return fmt::format("{}h{:02}m", total / 3600, (total % 3600) / 60);
 }
 
+namespace {
+// The rate is the average over this much of the recent past: long enough
+// to smooth bursts, short enough to follow a link that slows down.
+constexpr auto k_rate_window = std::chrono::seconds(5);
+constexpr auto k_sample_every = std::chrono::milliseconds(200);
+constexpr auto k_rate_shown_after = std::chrono::milliseconds(500);
+}  // namespace
+
 TaskId ProgressState::add(std::string_view label, std::optional<std::uint64_t> total,
-                          steady_clock::time_point now) {
+                          TimePoint now) {
   const TaskId id = m_next++;
-  m_tasks.emplace(id, Task{std::string(label), total, 0, now});
+  m_tasks.emplace(id, Task{std::string(label), total, 0, now, {}});
   return id;
+}
+
+void ProgressState::advance(Task& task, std::uint64_t done, TimePoint now) {
+  task.done = done;
+  if (!task.samples.empty() && now - task.samples.back().first < k_sample_every) return;
+  task.samples.emplace_back(now, done);
+  // One sample at or before the window's start stays, as the base.
+  while (task.samples.size() > 2 && now - task.samples[1].first >= k_rate_window)
+    task.samples.pop_front();
+}
+
+std::optional<double> ProgressState::rate(const Task& task, TimePoint now) {
+  if (task.samples.empty()) return std::nullopt;
+  // The newest sample at least a window old, else the oldest there is.
+  auto base = task.samples.front();
+  for (const auto& sample : task.samples) {
+    if (now - sample.first < k_rate_window) break;
+    base = sample;
+  }
+  const std::chrono::duration<double> span = now - base.first;
+  if (span < k_rate_shown_after) return std::nullopt;
+  return static_cast<double>(task.done - std::min(task.done, base.second)) / span.count();
 }
 
 ProgressState::Task* ProgressState::find(TaskId id) {
@@ -31,7 +61,11 @@ ProgressState::Task* ProgressState::find(TaskId id) {
   return it == m_tasks.end() ? nullptr : &it->second;
 }
 
-std::string ProgressState::describe(const Task& task, steady_clock::time_point now) {
+std::string ProgressState::describe(const Task& task, TimePoint now) {
+  return describe(task, rate(task, now));
+}
+
+std::string ProgressState::describe(const Task& task, std::optional<double> rate) {
   std::string line = task.label;
   if (task.total && *task.total > 0) {
     const auto percent =
@@ -41,12 +75,10 @@ std::string ProgressState::describe(const Task& task, steady_clock::time_point n
   } else {
     line += fmt::format("  {}", format_bytes(task.done));
   }
-  const std::chrono::duration<double> elapsed = now - task.started;
-  if (elapsed.count() >= 0.5 && task.done > 0) {
-    const double rate = static_cast<double>(task.done) / elapsed.count();
-    line += fmt::format("  {}/s", format_bytes(static_cast<std::uint64_t>(rate)));
-    if (task.total && *task.total > task.done) {
-      const auto remaining = static_cast<double>(*task.total - task.done) / rate;
+  if (rate) {
+    line += fmt::format("  {}/s", format_bytes(static_cast<std::uint64_t>(*rate)));
+    if (task.total && *task.total > task.done && *rate >= 1) {
+      const auto remaining = static_cast<double>(*task.total - task.done) / *rate;
       line += "  ETA " + format_duration(std::chrono::seconds(static_cast<long>(remaining)));
     }
   }
@@ -71,8 +103,8 @@ void PlainReporter::on_progress(TaskId id, std::uint64_t done) {
   const std::lock_guard lock(m_mutex);
   auto* task = m_state.find(id);
   if (task == nullptr) return;
-  task->done = done;
   const auto now = m_clock();
+  ProgressState::advance(*task, done, now);
   // One batch of lines per interval, for all running tasks: a log of a
   // multi-hour mirror run stays readable.
   if (now - m_last_report < m_interval) return;
@@ -126,8 +158,9 @@ constexpr const char* k_erase_line = "\r\x1b[2K";
 TerminalReporter::TerminalReporter(std::ostream& out, Clock clock, unsigned width)
     : m_out(out), m_clock(std::move(clock)), m_width(std::max(width, 40u)) {}
 
-std::string TerminalReporter::bar_line(const ProgressState::Task& task) const {
-  const auto text = ProgressState::describe(task, m_clock());
+std::string TerminalReporter::bar_line(const ProgressState::Task& task,
+                                       std::optional<double> rate) const {
+  const auto text = ProgressState::describe(task, rate);
   constexpr std::size_t k_bar_cells = 20;
   std::string bar;
   if (task.total && *task.total > 0) {
@@ -148,23 +181,27 @@ void TerminalReporter::erase_bars() {
 
 void TerminalReporter::draw_bars() {
   const auto& tasks = m_state.tasks();
+  const auto now = m_clock();
+  // The total's rate is the sum of the tasks' (each over its own window).
+  std::optional<double> total_rate;
   for (const auto& [_, task] : tasks) {
-    m_out << bar_line(task) << '\n';
+    const auto rate = ProgressState::rate(task, now);
+    if (rate) total_rate = total_rate.value_or(0) + *rate;
+    m_out << bar_line(task, rate) << '\n';
     ++m_lines_drawn;
   }
   if (tasks.size() > 1) {
-    ProgressState::Task total{"total", std::uint64_t{0}, 0, steady_clock::time_point::max()};
+    ProgressState::Task total{"total", std::uint64_t{0}, 0, now, {}};
     bool sizes_known = true;
     for (const auto& [_, task] : tasks) {
       total.done += task.done;
-      total.started = std::min(total.started, task.started);
       if (task.total)
         *total.total += *task.total;
       else
         sizes_known = false;
     }
     if (!sizes_known) total.total.reset();
-    m_out << bar_line(total) << '\n';
+    m_out << bar_line(total, total_rate) << '\n';
     ++m_lines_drawn;
   }
   m_out << std::flush;
@@ -183,8 +220,9 @@ void TerminalReporter::on_progress(TaskId id, std::uint64_t done) {
   const std::lock_guard lock(m_mutex);
   auto* task = m_state.find(id);
   if (task == nullptr) return;
-  task->done = done;
-  if (m_clock() - m_last_draw < k_redraw_interval) return;
+  const auto now = m_clock();
+  ProgressState::advance(*task, done, now);
+  if (now - m_last_draw < k_redraw_interval) return;
   erase_bars();
   draw_bars();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/reporter.hpp"
 
@@ -24,19 +26,31 @@ std::string format_duration(std::chrono::seconds duration);
 /// Shared bookkeeping of the two renderers: tasks, their sizes and rates.
 class ProgressState {
  public:
+  using TimePoint = std::chrono::steady_clock::time_point;
   struct Task {
     std::string label;
     std::optional<std::uint64_t> total;
     std::uint64_t done = 0;
-    std::chrono::steady_clock::time_point started;
+    TimePoint started;
+    /// (when, done) from the first progress report on, a few per second,
+    /// reaching back just past the rate window.
+    std::deque<std::pair<TimePoint, std::uint64_t>> samples;
   };
-  TaskId add(std::string_view label, std::optional<std::uint64_t> total,
-             std::chrono::steady_clock::time_point now);
+  TaskId add(std::string_view label, std::optional<std::uint64_t> total, TimePoint now);
   Task* find(TaskId id);
   void remove(TaskId id) { m_tasks.erase(id); }
   [[nodiscard]] const std::map<TaskId, Task>& tasks() const { return m_tasks; }
+  /// `task` has `done` bytes at `now`.
+  static void advance(Task& task, std::uint64_t done, TimePoint now);
+  /// Bytes per second over the last few seconds, counted from the task's
+  /// first progress report (its first bytes), not from its start: a
+  /// transfer that waited for a connection, or continued a resumed file,
+  /// shows the speed it has now. nullopt until half a second of samples.
+  static std::optional<double> rate(const Task& task, TimePoint now);
   /// "label  45%  120.0 MiB/260.0 MiB  35.2 MiB/s  ETA 4s" (parts unknown are left out).
-  static std::string describe(const Task& task, std::chrono::steady_clock::time_point now);
+  static std::string describe(const Task& task, TimePoint now);
+  /// The same with a rate worked out elsewhere (the total line's: the sum).
+  static std::string describe(const Task& task, std::optional<double> rate);
 
  private:
   std::map<TaskId, Task> m_tasks;
@@ -82,7 +96,7 @@ class TerminalReporter final : public Reporter {
  private:
   void erase_bars();
   void draw_bars();
-  std::string bar_line(const ProgressState::Task& task) const;
+  std::string bar_line(const ProgressState::Task& task, std::optional<double> rate) const;
 
   std::mutex m_mutex;
   std::ostream& m_out;

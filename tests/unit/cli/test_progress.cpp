@@ -110,10 +110,58 @@ TEST_CASE("A size learned after the start gives a percentage and an ETA", "[cli]
   PlainReporter reporter(out, clock.function(), 10s);
   const auto id = reporter.on_start("torch.whl", std::nullopt);
   reporter.on_total(id, 200 * 1024 * 1024);
-  clock.now += 10s;
+  clock.now += 2s;
+  reporter.on_progress(id, 10 * 1024 * 1024);  // the first bytes: the rate counts from here
+  clock.now += 8s;
   reporter.on_progress(id, 50 * 1024 * 1024);
   reporter.on_total(id + 1000, 1);  // an unknown task: ignored
   CHECK(out.str() ==
         "start: torch.whl\n"
         "progress: torch.whl   25%  50.0 MiB/200.0 MiB  5.0 MiB/s  ETA 30s\n");
+}
+
+TEST_CASE("The rate counts from the first bytes, over the last seconds", "[cli][progress]") {
+  constexpr std::uint64_t k_mib = 1024 * 1024;
+  ProgressState state;
+  steady_clock::time_point now{};
+  const auto id = state.add("torch.whl", 1000 * k_mib, now);
+  auto& task = *state.find(id);
+  // Queued 30 s behind other transfers: no bytes, no rate (not 0 B/s).
+  now += 30s;
+  CHECK_FALSE(ProgressState::rate(task, now));
+  CHECK(ProgressState::describe(task, now) == "torch.whl    0%  0 B/1000.0 MiB");
+
+  // Then 10 MiB/s for 10 s: 10 MiB/s, not 100 MiB over 40 s since the start.
+  for (int tick = 0; tick <= 40; ++tick) {
+    ProgressState::advance(task, static_cast<std::uint64_t>(tick) * 10 * k_mib / 4, now);
+    if (tick < 40) now += 250ms;
+  }
+  REQUIRE(ProgressState::rate(task, now));
+  CHECK(*ProgressState::rate(task, now) == Approx(10.0 * k_mib));
+  CHECK(ProgressState::describe(task, now) ==
+        "torch.whl   10%  100.0 MiB/1000.0 MiB  10.0 MiB/s  ETA 1m30s");
+
+  // It slows to 1 MiB/s: after a window, the rate is the new speed.
+  for (int tick = 1; tick <= 24; ++tick) {
+    now += 250ms;
+    ProgressState::advance(task, 100 * k_mib + static_cast<std::uint64_t>(tick) * k_mib / 4, now);
+  }
+  CHECK(*ProgressState::rate(task, now) == Approx(1.0 * k_mib));
+  CHECK(task.samples.size() <= 5s / 200ms + 2);
+
+  // Nothing for a whole window: 0 B/s, and no ETA.
+  now += 6s;
+  CHECK(*ProgressState::rate(task, now) == Approx(0.0));
+  CHECK(ProgressState::describe(task, now) == "torch.whl   10%  106.0 MiB/1000.0 MiB  0 B/s");
+}
+
+TEST_CASE("A resumed file's rate leaves out the bytes an earlier run fetched", "[cli][progress]") {
+  constexpr std::uint64_t k_mib = 1024 * 1024;
+  ProgressState state;
+  steady_clock::time_point now{};
+  auto& task = *state.find(state.add("torch.whl", 2000 * k_mib, now));
+  ProgressState::advance(task, 1500 * k_mib, now);  // first report: the .part had 1500 MiB
+  now += 2s;
+  ProgressState::advance(task, 1504 * k_mib, now);
+  CHECK(*ProgressState::rate(task, now) == Approx(2.0 * k_mib));
 }
