@@ -34,12 +34,21 @@ std::string ca_bundle(const std::string& cacert) {
   return {};
 }
 
+bool may_multiplex(std::string_view url) {
+  constexpr std::string_view k_https = "https://";
+  return url.size() >= k_https.size() && lower(url.substr(0, k_https.size())) == k_https;
+}
+
 void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
                         const std::string& ca) {
   handle.set(CURLOPT_PROTOCOLS_STR, "http,https", "CURLOPT_PROTOCOLS_STR");
   handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "CURLOPT_REDIR_PROTOCOLS_STR");
   handle.set(CURLOPT_FOLLOWLOCATION, 1L, "CURLOPT_FOLLOWLOCATION");
   handle.set(CURLOPT_MAXREDIRS, 10L, "CURLOPT_MAXREDIRS");
+  // HTTP/2 when TLS's ALPN offers it, HTTP/1.1 otherwise and always over
+  // clear text (https://curl.se/libcurl/c/CURLOPT_HTTP_VERSION.html):
+  // site mirrors behind plain nginx get HTTP/1.1, one connection per
+  // transfer (see may_multiplex).
   handle.set(CURLOPT_HTTP_VERSION, long{CURL_HTTP_VERSION_2TLS}, "CURLOPT_HTTP_VERSION");
   handle.set(CURLOPT_USERAGENT, settings.user_agent.c_str(), "CURLOPT_USERAGENT");
   handle.set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(settings.connect_timeout.count() * 1000),

@@ -27,6 +27,11 @@ std::string ca_bundle(const std::string& cacert);
 void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
                         const std::string& ca);
 
+/// True when a transfer of `url` can be multiplexed (HTTP/2 streams of
+/// one connection): an https:// URL, whose TLS handshake may choose h2.
+/// set_common_options never asks for HTTP/2 over clear text (h2c).
+bool may_multiplex(std::string_view url);
+
 /// libcurl's LOW_SPEED check averages over a window of several seconds,
 /// so after a burst it notices a stall late; a transfer's progress
 /// callback feeds this and aborts as soon as no byte has arrived for the

@@ -100,7 +100,6 @@ CURL* Transfer::begin_attempt() {
   // and ETAs count from there.
   if (m_attempts == 0) m_task = m_reporter.on_start(m_request.label, m_request.size);
   ++m_attempts;
-  m_part.reset();  // opened at the first body byte: a refused connection leaves no .part
   m_headers.clear();
   m_reason.clear();
   m_target = BodyTarget::undecided;
@@ -123,9 +122,17 @@ CURL* Transfer::begin_attempt() {
   set_common_options(m_handle, m_options.connection, m_ca);
   m_handle.set(CURLOPT_URL, m_request.url.c_str(), "CURLOPT_URL");
   m_handle.set(CURLOPT_HTTPHEADER, m_request_headers->get(), "CURLOPT_HTTPHEADER");
-  // Prefer a stream on an HTTP/2 connection already open to that host
-  // over a new connection.
-  m_handle.set(CURLOPT_PIPEWAIT, 1L, "CURLOPT_PIPEWAIT");
+  // CURLOPT_PIPEWAIT (https://curl.se/libcurl/c/CURLOPT_PIPEWAIT.html):
+  // wait for a connection that may multiplex rather than open another, so
+  // that HTTP/2 transfers share one connection. Only for https://: with
+  // CURL_HTTP_VERSION_2TLS libcurl speaks HTTP/1.1 to clear-text servers
+  // (CURLOPT_HTTP_VERSION.html), and "the waiting time is as long as it
+  // takes ... to get the necessary response back". Over TLS that is the
+  // handshake (ALPN says h2 or http/1.1, and the waiting transfers go on);
+  // over http:// libcurl 7.88 learns it from the first response and wakes
+  // the waiting transfers only when that transfer is done ("Transfer was
+  // pending, now try another"): `--jobs 4` ran one file, then the others.
+  m_handle.set(CURLOPT_PIPEWAIT, may_multiplex(m_request.url) ? 1L : 0L, "CURLOPT_PIPEWAIT");
   m_handle.set(CURLOPT_BUFFERSIZE, k_buffer_size, "CURLOPT_BUFFERSIZE");
   m_handle.set(CURLOPT_ERRORBUFFER, static_cast<char*>(m_error), "CURLOPT_ERRORBUFFER");
   m_handle.set(CURLOPT_PRIVATE, static_cast<void*>(this), "CURLOPT_PRIVATE");
@@ -171,10 +178,12 @@ bool Transfer::should_abort(curl_off_t received) {
 // and headers are known, so decide where the body goes.
 void Transfer::decide_body_target() {
   const long code = status();
+  // Opened at the first body byte, so a refused connection leaves no .part.
+  UniqueFd part;
   if (code == 200 || (code == 206 && have() > 0)) {
-    const auto part = part_path(m_request.destination);
     try {
-      m_part = open_own_file(part, ExistingFile::reuse, O_WRONLY);  // kept: resumed
+      part = open_own_file(part_path(m_request.destination), ExistingFile::reuse,
+                           O_WRONLY);  // kept: resumed
     } catch (IoError& error) {
       m_abort = std::move(error);
       return;
@@ -192,8 +201,7 @@ void Transfer::decide_body_target() {
       return;
     }
     m_total = range->complete;
-    if (::lseek(m_part.get(), static_cast<off_t>(have()), SEEK_SET) < 0 ||
-        ::ftruncate(m_part.get(), static_cast<off_t>(have())) != 0)
+    if (::ftruncate(part.get(), static_cast<off_t>(have())) != 0)
       m_abort = IoError(part_path(m_request.destination).string(),
                         std::string("cannot continue the file: ") + std::strerror(errno));
     m_continued_a_part = true;
@@ -207,9 +215,7 @@ void Transfer::decide_body_target() {
     // Truncate only a .part that has bytes: on ext4 truncating to zero
     // arms auto_da_alloc, which flushes the whole file at close.
     struct stat info {};
-    if (::fstat(m_part.get(), &info) != 0 ||
-        (info.st_size != 0 && ::ftruncate(m_part.get(), 0) != 0) ||
-        ::lseek(m_part.get(), 0, SEEK_SET) < 0) {
+    if (::fstat(part.get(), &info) != 0 || (info.st_size != 0 && ::ftruncate(part.get(), 0) != 0)) {
       m_abort = IoError(part_path(m_request.destination).string(),
                         std::string("cannot truncate: ") + std::strerror(errno));
       return;
@@ -236,6 +242,9 @@ void Transfer::decide_body_target() {
   } else {
     m_target = BodyTarget::discard;  // an error page; the status says it all
   }
+  // The bytes are written by the hasher's thread (stream_hasher.hpp says why).
+  if (m_target == BodyTarget::part)
+    m_hasher->write_to(std::move(part), part_path(m_request.destination));
   if (m_target == BodyTarget::part && m_total && !m_request.size)
     m_reporter.on_total(m_task, *m_total);
   if (m_target == BodyTarget::part && m_request.size && m_total && *m_total != *m_request.size) {
@@ -279,20 +288,9 @@ std::size_t Transfer::on_body(const char* data, std::size_t size) {
       m_abort_discards = true;
       return 0;
     }
-    for (std::size_t done = 0; done < size;) {
-      const ssize_t n = ::write(m_part.get(), data + done, size - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int error = errno;
-        m_abort = IoError(part_path(m_request.destination).string(),
-                          std::string("cannot write: ") + std::strerror(error),
-                          error == ENOSPC
-                              ? "free some space on that file system, or choose another --dest"
-                              : "check the destination directory");
-        return 0;
-      }
-      done += static_cast<std::size_t>(n);
-    }
+    // A write failed on the hasher's thread (the full error comes from
+    // close_file() when the attempt ends).
+    if (m_hasher->failed()) return 0;
     m_hasher->feed(data, size);
     m_attempt_bytes += size;
     m_reporter.on_progress(m_task, have());
@@ -333,7 +331,12 @@ AttemptVerdict Transfer::end_attempt(CURLcode code) {
       received > 0)
     m_received += static_cast<std::uint64_t>(received);
   if (m_target == BodyTarget::undecided && code == CURLE_OK) decide_body_target();
-  m_part.reset();
+  // Every byte received is on disk before the attempt is judged: a retry
+  // asks for the rest from have(), and a write error ends the transfer.
+  if (m_hasher) {
+    if (auto error = m_hasher->close_file(); error && !m_abort)
+      m_abort = std::move(error->with_detail("downloading " + mask_credentials(m_request.url)));
+  }
   if (m_abort) {
     if (m_abort_restarts) {
       restart();

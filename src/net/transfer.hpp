@@ -1,7 +1,7 @@
 // Private to wheelmod_net: one file's download over HTTP, attempt after
 // attempt, as the multi loop in download.cpp drives it. A Transfer owns
-// its easy handle, the open `.part`, and the hasher that has seen exactly
-// the bytes the `.part` holds — so a retry inside one run continues the
+// its easy handle and the hasher that writes the `.part` and has seen
+// exactly the bytes it holds — so a retry inside one run continues the
 // same hash, and only a `.part` from an earlier run is read back.
 #pragma once
 
@@ -92,7 +92,7 @@ class Transfer {
 
   // Across attempts.
   CurlHandle m_handle;
-  std::unique_ptr<StreamHasher> m_hasher;  // null: nothing in the .part yet
+  std::unique_ptr<StreamHasher> m_hasher;  // null: nothing in the .part yet; writes the .part
   std::string m_validator;                 // If-Range value (strong ETag or Last-Modified)
   std::optional<std::uint64_t> m_total;    // the whole file's size, once a server said
   std::optional<std::uint64_t> m_resumed_from;
@@ -104,7 +104,6 @@ class Transfer {
   std::optional<Error> m_failure;
 
   // This attempt.
-  UniqueFd m_part;
   std::unique_ptr<CurlHeaderList> m_request_headers;
   std::vector<std::pair<std::string, std::string>> m_headers;
   std::string m_reason;

@@ -23,6 +23,8 @@ import urllib.request
 from scenario_support import check, run_expecting, scenario_main, sha256_of
 
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
+# Four wheels of the sample whose pages give PEP 658 metadata: resolving reads no wheel.
+JOBS_SPECS = ["torch==2.6.0", "torchvision==0.21.0", "torchaudio==2.6.0", "sympy==1.13.1"]
 
 
 def read_text(path):
@@ -284,6 +286,88 @@ def tls_http2(r):
     r.run("--from-report", report, "--dest", r.path("tls-env"), "--no-cache")
 
 
+class ThrottledIndex:
+    """The sample tree over HTTP/1.1 on 127.0.0.1 (http.server: no HTTP/2, as most site mirrors
+    are served), each wheel body spread over about 1.5 s; `log` holds one (name, start, last)
+    per wheel request: when it arrived and when its last piece was sent (time.monotonic()).
+    A Range request (a metadata probe) is answered whole at once (RFC 9110 §14.2 allows it)."""
+
+    PIECES, PAUSE_S = 30, 0.05
+
+    def __init__(self, root):
+        import http.server
+        import threading
+        import urllib.parse
+        served = self
+        self.log = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: connections may be reused
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                start = time.monotonic()
+                path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+                local = os.path.join(root, path.lstrip("/"))
+                if os.path.isdir(local):
+                    local = os.path.join(local, "index.html")
+                if not os.path.isfile(local):
+                    self.send_error(404)
+                    return
+                with open(local, "rb") as handle:
+                    body = handle.read()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if not path.endswith(".whl") or self.headers.get("Range"):
+                    self.wfile.write(body)
+                    return
+                step = -(-len(body) // ThrottledIndex.PIECES)
+                for at in range(0, len(body), step):
+                    if at + step >= len(body):
+                        served.log.append((os.path.basename(path), start, time.monotonic()))
+                    self.wfile.write(body[at:at + step])
+                    self.wfile.flush()
+                    time.sleep(ThrottledIndex.PAUSE_S)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/whl"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def jobs_overlap(r):
+    """--jobs 4 over HTTP/1.1: the four downloads run at once, one connection each. libcurl's
+    PIPEWAIT held the others back until the first was done (it waited to learn whether the
+    server multiplexes, and a clear-text HTTP/1.1 server says so only in its response)."""
+    server = ThrottledIndex(r.sample)
+    try:
+        dest = r.path("overlap")
+        report = r.json(*JOBS_SPECS, *CUDA, "--no-deps", "--index", server.url, "--dest", dest,
+                        "--no-cache", "--jobs", "4")
+    finally:
+        server.close()
+    for f in report["files"]:
+        check(sha256_of(f["path"]) == f["sha256"], f"{f['filename']}: bytes do not match sha256")
+    assert_clean(dest, [f["filename"] for f in report["files"]])
+    first = sorted(server.log, key=lambda entry: entry[1])[:4]
+    t0 = first[0][1] if first else 0
+    for name, start, last in first:
+        print(f"  {name}: requested at {start - t0:.2f} s, last byte sent at {last - t0:.2f} s")
+    check(len(first) == 4, f"{len(server.log)} wheel requests logged, expected 4")
+    latest_start = max(start for _, start, _ in first)
+    earliest_end = min(last for _, _, last in first)
+    check(latest_start < earliest_end,
+          f"the transfers did not overlap: the last began {latest_start - t0:.2f} s in, "
+          f"after the first ended ({earliest_end - t0:.2f} s)")
+
+
 def bad_input(r):
     """Usage mistakes: exit 2, one paragraph, nothing written."""
     dest = r.path("bad")
@@ -318,7 +402,8 @@ def unreachable(r):
 
 
 SCENARIOS = {f.__name__: f for f in (cuda_stack, from_report, http, missing_hash, mismatch,
-                                      kill_resume, lock, tls_http2, bad_input, unreachable)}
+                                      kill_resume, lock, tls_http2, bad_input, unreachable,
+                                      jobs_overlap)}
 
 
 def main():
