@@ -21,7 +21,13 @@ each process (ru_maxrss from os.wait4, per child).
   bench_fetch.py --wheelmod ... --smoke    # CTest: 8 MiB, one run, checks the bytes
 
 --jobs-test adds 4 files of SIZE/4 each: `wheelmod fetch --jobs 4` against
-4 curl processes at once. Needs about 3 x SIZE free disk under --work-dir.
+4 curl processes at once, twice: over HTTP/1.1 (nginx on http://, as most
+site mirrors are served: one connection per transfer) and over HTTP/2
+(nginx `listen ... ssl http2` with a self-signed certificate made by
+openssl at run time, passed as --cacert to both; wheelmod multiplexes its 4
+transfers on one connection, each curl has its own). nginx logs every
+request's connection and protocol, and the first run of each tool says
+what it used. Needs about 3 x SIZE free disk under --work-dir.
 """
 
 import argparse
@@ -31,6 +37,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -73,6 +80,35 @@ http {{
 }}
 """
 
+# --jobs-test: requests logged with their connection and protocol, and the
+# same files over TLS + HTTP/2 (nginx 1.22: `listen ... ssl http2`).
+NGINX_JOBS_CONF = """\
+# Written by bench_fetch.py; everything under {state}.
+{user}
+daemon off;
+worker_processes auto;
+pid {state}/nginx.pid;
+error_log {state}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+  log_format jobs '$connection $server_protocol $request_method $status $request_uri';
+  access_log {state}/access.log jobs;
+  client_body_temp_path {state}/client;
+  proxy_temp_path {state}/proxy;
+  fastcgi_temp_path {state}/fastcgi;
+  uwsgi_temp_path {state}/uwsgi;
+  scgi_temp_path {state}/scgi;
+  types {{ }}
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  server {{
+    listen 127.0.0.1:{port}{listen_options};
+{tls}    root {root};
+  }}
+}}
+"""
+
 
 @dataclass
 class Wheel:
@@ -104,6 +140,7 @@ class Nginx:
     configuration through `conf_template` (same placeholders)."""
 
     conf_template = NGINX_CONF
+    scheme = "http"
 
     def __init__(self, binary, root, state, probe):
         self.binary, self.root, self.state, self.probe = binary, root, state, probe
@@ -120,7 +157,8 @@ class Nginx:
             self.port = free_port()
             conf = self.state / "nginx.conf"
             conf.write_text(self.conf_template.format(state=self.state, root=self.root,
-                                                      port=self.port, user=user))
+                                                      port=self.port, user=user,
+                                                      **self.conf_extra()))
             self.process = subprocess.Popen(
                 [self.binary, "-c", str(conf), "-p", str(self.state), "-e", str(error_log)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -131,15 +169,27 @@ class Nginx:
         log = error_log.read_text(errors="replace")[-2000:] if error_log.exists() else ""
         raise BenchError(f"nginx did not start on 127.0.0.1:\n{log}")
 
+    def conf_extra(self):
+        """More placeholders for a subclass's template."""
+        return {}
+
     def url(self, name):
-        return f"http://127.0.0.1:{self.port}/{name}"
+        return f"{self.scheme}://127.0.0.1:{self.port}/{name}"
+
+    def ssl_context(self):
+        return None
+
+    def client_args(self):
+        """Options both tools need to fetch from this server: curl's, wheelmod's."""
+        return [], []
 
     def wait_ready(self):
         deadline = time.monotonic() + 10
         request = urllib.request.Request(self.url(self.probe), method="HEAD")
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
-                with urllib.request.urlopen(request, timeout=2) as response:
+                with urllib.request.urlopen(request, timeout=2,
+                                            context=self.ssl_context()) as response:
                     return response.status == 200
             except OSError:
                 time.sleep(0.05)
@@ -161,6 +211,67 @@ class Nginx:
     def version(self):
         result = subprocess.run([self.binary, "-v"], capture_output=True, text=True)
         return result.stderr.strip().removeprefix("nginx version: ")
+
+
+class JobsNginx(Nginx):
+    """nginx for --jobs-test over HTTP/1.1: every request logged with its
+    connection number and protocol (connections_since)."""
+
+    conf_template = NGINX_JOBS_CONF
+    label = "HTTP/1.1 (http://)"
+
+    def conf_extra(self):
+        return {"listen_options": "", "tls": ""}
+
+    def log_size(self):
+        log = self.state / "access.log"
+        return log.stat().st_size if log.exists() else 0
+
+    def connections_since(self, offset):
+        """'N requests on M connections, PROTOCOL' for the GETs logged after `offset`
+        (not the HEAD that probed the server, which may be logged late)."""
+        with open(self.state / "access.log", encoding="utf-8") as log:
+            log.seek(offset)
+            lines = [line.split() for line in log if line.split()[2:3] == ["GET"]]
+        connections = {line[0] for line in lines}
+        protocols = ", ".join(sorted({line[1] for line in lines}))
+        return (f"{len(lines)} requests on {len(connections)} "
+                f"connection{'s' if len(connections) != 1 else ''}, {protocols}")
+
+
+class TlsNginx(JobsNginx):
+    """The same over TLS with HTTP/2 offered by ALPN, a self-signed
+    certificate for 127.0.0.1 made at start."""
+
+    scheme = "https"
+    label = "HTTP/2 (https://, TLS)"
+
+    def __enter__(self):
+        self.state.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+             "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+             "-addext", "subjectAltName=IP:127.0.0.1",
+             "-keyout", str(self.state / "key.pem"), "-out", str(self.cert)],
+            capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BenchError(f"openssl could not make a certificate:\n{result.stderr}")
+        return super().__enter__()
+
+    @property
+    def cert(self):
+        return self.state / "cert.pem"
+
+    def conf_extra(self):
+        return {"listen_options": " ssl http2",
+                "tls": f"    ssl_certificate {self.cert};\n"
+                       f"    ssl_certificate_key {self.state / 'key.pem'};\n"}
+
+    def ssl_context(self):
+        return ssl.create_default_context(cafile=str(self.cert))
+
+    def client_args(self):
+        return ["--http2", "--cacert", str(self.cert)], ["--cacert", str(self.cert)]
 
 
 def write_random_wheel(directory, name, size):
@@ -230,10 +341,14 @@ class Runner:
         self.scratch = work / "scratch"
         self.scratch.mkdir(exist_ok=True)
 
+    def client_args(self):
+        return self.nginx.client_args()
+
     def curl(self, wheels, check_bytes):
         out = self.work / "curl-out"
         fresh(out)
-        sample = run_parallel([[self.args.curl, "-s", "-o", str(out / w.filename),
+        extra = self.client_args()[0]
+        sample = run_parallel([[self.args.curl, "-s", *extra, "-o", str(out / w.filename),
                                 self.nginx.url(w.filename)] for w in wheels], self.scratch)
         for wheel in wheels:
             check_file(out / wheel.filename, wheel, "curl", compare_bytes=check_bytes)
@@ -244,7 +359,8 @@ class Runner:
         dest, cache = self.work / "wheelmod-dest", self.work / "wheelmod-cache"
         fresh(dest, cache)  # nothing may come from the cache
         command = [self.args.wheelmod, "-q", "fetch", "--from-report", str(report),
-                   "--dest", str(dest), "--cache-dir", str(cache), "--format", "json"]
+                   "--dest", str(dest), "--cache-dir", str(cache), "--format", "json",
+                   *self.client_args()[1]]
         if len(wheels) > 1:
             command += ["--jobs", str(len(wheels))]
         sample = run_one(command, self.scratch)
@@ -389,19 +505,56 @@ def main_part(args, work, hashers):
     shutil.rmtree(source)  # room for the --jobs-test files
 
 
+def show_connections(args, work, nginx, wheels, report):
+    """One run of each tool, untimed: what nginx saw of it."""
+    runner = Runner(args, work, nginx)
+    runs = {"wheelmod": lambda: runner.wheelmod(wheels, report, False)}
+    if args.curl:
+        runs = {"curl": lambda: runner.curl(wheels, False), **runs}
+    for name, run in runs.items():
+        offset = nginx.log_size()
+        run()
+        print(f"  nginx saw {name}: {nginx.connections_since(offset)}")
+
+
 def jobs_part(args, work):
     source = work / "served-jobs"
     source.mkdir()
     wheels = [write_random_wheel(source, f"bigpart{i}", args.size // 4) for i in range(1, 5)]
     os.sync()
-    with Nginx(args.nginx, source, work / "nginx-jobs", wheels[0].filename) as nginx:
-        report = work / "report-jobs.json"
-        write_report(report, wheels, nginx)
-        print(f"\n--jobs-test: 4 files of {args.size // 4 / K_MIB:.0f} MiB: "
-              f"wheelmod fetch --jobs 4 against 4 curl processes at once")
-        measure(args, work, nginx, wheels, report, {}, "4 files at once")
-        print("  (4 curls: wall until the last ends, CPU summed, RSS of the largest)")
+    results = []
+    for kind in (JobsNginx, TlsNginx):
+        state = work / f"nginx-jobs-{kind.scheme}"
+        with kind(args.nginx, source, state, wheels[0].filename) as nginx:
+            report = work / f"report-jobs-{kind.scheme}.json"
+            write_report(report, wheels, nginx)
+            print(f"\n--jobs-test, {kind.label}: 4 files of {args.size // 4 / K_MIB:.0f} MiB: "
+                  f"wheelmod fetch --jobs 4 against 4 curl processes at once")
+            show_connections(args, work, nginx, wheels, report)
+            samples = measure(args, work, nginx, wheels, report, {},
+                              f"4 files at once, {kind.label.split()[0]}")
+            print("  (4 curls: wall until the last ends, CPU summed, RSS of the largest)")
+            results.append((kind.label, samples))
+    jobs_summary(args.size // 4 * 4, results)
     shutil.rmtree(source)
+
+
+def jobs_summary(size, results):
+    """Both protocols side by side: median throughputs, ratio, peak RSS."""
+    print(f"\n{'--jobs 4 vs 4 curls':26} {'curl GB/s':>10} {'wheelmod GB/s':>14} "
+          f"{'wheelmod/curl':>14} {'wheelmod MiB':>13}   target")
+    for label, samples in results:
+        ours = size / median(samples["wheelmod"], "wall") / 1e9
+        rss = max(s.rss_kib for s in samples["wheelmod"]) / 1024
+        if samples.get("curl"):
+            theirs = size / median(samples["curl"], "wall") / 1e9
+            ratio = ours / theirs
+            cells = (f"{theirs:10.2f} {ours:14.2f} {ratio:14.2f} {rss:13.1f}   "
+                     f">= {K_THROUGHPUT_TARGET:.2f}: {verdict(ratio >= K_THROUGHPUT_TARGET)}, "
+                     f"RSS < {K_RSS_TARGET_MIB}: {verdict(rss < K_RSS_TARGET_MIB)}")
+        else:
+            cells = f"{'-':>10} {ours:14.2f} {'':14} {rss:13.1f}"
+        print(f"  {label:24} {cells}")
 
 
 def main():
