@@ -20,7 +20,8 @@ import tempfile
 import time
 import urllib.request
 
-from scenario_support import check, run_expecting, scenario_main, sha256_of
+from scenario_support import (check, run_expecting, scenario_main, serve_locally, sha256_of,
+                             stop_server)
 
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda", "--arch", "x86_64", "--glibc", "2.28"]
 # Four wheels of the sample whose pages give PEP 658 metadata: resolving reads no wheel.
@@ -296,7 +297,6 @@ class ThrottledIndex:
 
     def __init__(self, root):
         import http.server
-        import threading
         import urllib.parse
         served = self
         self.log = []
@@ -332,14 +332,11 @@ class ThrottledIndex:
                     self.wfile.flush()
                     time.sleep(ThrottledIndex.PAUSE_S)
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = serve_locally(Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/whl"
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 def jobs_overlap(r):

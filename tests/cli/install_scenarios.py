@@ -19,7 +19,8 @@ import sys
 import tempfile
 import time
 
-from scenario_support import check, run_expecting, scenario_main, verify_record_rows
+from scenario_support import (check, run_expecting, scenario_main, serve_locally, stop_server,
+                             verify_record_rows)
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 OLD = "torch==2.5.1"
@@ -231,7 +232,6 @@ class SlowIndex:
     def __init__(self, root):
         import hashlib
         import http.server
-        import threading
         import urllib.parse
         index = self
         self.slow = True
@@ -282,14 +282,11 @@ class SlowIndex:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = serve_locally(Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/whl"
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        stop_server(self.server)
 
 
 def interrupted_download(r):

@@ -107,3 +107,19 @@ def lmod_apply(lmod_cmd, environment, *args):
     exec("\n".join(line for line in result.stdout.splitlines() if line.strip() != "import os"),
          namespace)
     return changed, namespace.get("_mlstatus", result.returncode == 0), result.stderr
+
+
+def serve_locally(handler_class):
+    """A ThreadingHTTPServer (HTTP/1.1 only) for `handler_class` on a free port of 127.0.0.1,
+    serving from a daemon thread; stop it with stop_server."""
+    import http.server
+    import threading
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def stop_server(server):
+    server.shutdown()
+    server.server_close()
