@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/cpus.hpp"
@@ -110,9 +111,23 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
                                     .python_version = request.python_version};
   PrefixInstallResult result;
   result.prefix = staging.target();
-  for (const auto& file : unpack_order(request.wheels, request.clash_winners))
-    result.wheels.push_back(wheel::install_wheel(file, scheme, request.wheel_options, reporter));
   const fs::path site = scheme.purelib();
+  // Sources are compiled as they are written, beside the unpacking (declared after the staging
+  // directory: on failure its workers are killed before the tree is removed).
+  std::optional<ByteCompiler> compiler;
+  auto wheel_options = request.wheel_options;
+  if (request.python_exe) {
+    // --threads, else the CPUs this process may use (affinity, cgroup quota), never more.
+    compiler.emplace(*request.python_exe, request.python_version, site,
+                     staging.target() / site.lexically_relative(staging.dir()),
+                     threads_or_usable(request.wheel_options.threads));
+    if (compiler->running())
+      wheel_options.written_files = {
+          .wants = [&](const fs::path& file) { return compiler->wants(file); },
+          .take = [&](const fs::path& file, std::uint64_t size) { compiler->add(file, size); }};
+  }
+  for (const auto& file : unpack_order(request.wheels, request.clash_winners))
+    result.wheels.push_back(wheel::install_wheel(file, scheme, wheel_options, reporter));
   settle_file_owners(result.wheels, staging.dir(), site, request.clash_winners, reporter);
 
   if (request.metadata == easybuild::MetadataPolicy::strip && !request.module_provided.empty())
@@ -134,11 +149,14 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
     update_records(staging.dir(), site, owned, changed);
   }
 
-  if (request.python_exe) {
-    const fs::path final_site = staging.target() / site.lexically_relative(staging.dir());
-    // --threads, else the CPUs this process may use (affinity, cgroup quota), never more.
-    result.compile = byte_compile(*request.python_exe, request.python_version, site, final_site,
-                                  threads_or_usable(request.wheel_options.threads));
+  // The check reads ELF files only: it runs while the last sources compile.
+  if (request.check) {
+    result.check = check_prefix(staging.dir(), *request.check);
+    if (!result.check->passed()) throw check_failure(*result.check);
+  }
+
+  if (compiler) {
+    result.compile = compiler->finish();
     if (!result.compile.ran)
       reporter.on_warning("not byte-compiled: " + result.compile.skipped);
     else if (!result.compile.warnings.empty())
@@ -153,11 +171,6 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
       }
     }
     update_records(staging.dir(), site, pyc_owners, owned_pycs);
-  }
-
-  if (request.check) {
-    result.check = check_prefix(staging.dir(), *request.check);
-    if (!result.check->passed()) throw check_failure(*result.check);
   }
 
   if (request.provenance) {

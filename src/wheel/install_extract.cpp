@@ -83,12 +83,24 @@ void set_mode(int fd, FileRole role, const std::filesystem::path& path) {
 class Shared {
  public:
   Shared(std::span<const ExtractJob> jobs, const ExtractSettings& settings, Reporter& reporter)
-      : m_jobs(jobs), m_settings(settings), m_reporter(reporter), m_order(jobs.size()) {
+      : m_jobs(jobs),
+        m_settings(settings),
+        m_reporter(reporter),
+        m_order(jobs.size()),
+        m_taken(jobs.size(), false) {
     // Largest first: one huge member (a 600 MB libtorch .so) cannot be
     // split, so it starts at once while the other threads drain the rest.
     std::iota(m_order.begin(), m_order.end(), std::size_t{0});
     std::ranges::stable_sort(
         m_order, [&](std::size_t a, std::size_t b) { return jobs[a].size > jobs[b].size; });
+    // Files another stage waits for (sources to byte-compile) come right after the largest,
+    // so that stage runs beside the long inflations instead of after them.
+    if (const auto& taken = settings.written_files; taken.wants && taken.take) {
+      for (std::size_t i = 0; i < jobs.size(); ++i) m_taken[i] = taken.wants(jobs[i].destination);
+      if (m_order.size() > 1)
+        std::stable_partition(m_order.begin() + 1, m_order.end(),
+                              [&](std::size_t i) { return m_taken[i]; });
+    }
   }
 
   /// The next job's position in `jobs`, or nothing when all are taken or
@@ -119,12 +131,17 @@ class Shared {
   }
   [[nodiscard]] const ExtractJob& job(std::size_t i) const { return m_jobs[i]; }
   [[nodiscard]] const ExtractSettings& settings() const { return m_settings; }
+  /// Hands a complete file to the stage that wants it.
+  void written(std::size_t i, std::uint64_t size) const {
+    if (m_taken[i]) m_settings.written_files.take(m_jobs[i].destination, size);
+  }
 
  private:
   std::span<const ExtractJob> m_jobs;
   const ExtractSettings& m_settings;
   Reporter& m_reporter;
   std::vector<std::size_t> m_order;
+  std::vector<bool> m_taken;  // by job: handed to written_files.take once written
   std::atomic<std::size_t> m_next{0};
   std::atomic<bool> m_failed{false};
   std::atomic<std::uint64_t> m_done{0};
@@ -141,7 +158,10 @@ class Worker {
   void run(std::vector<ExtractedFile>& results) {
     try {
       const ZipArchive archive(m_wheel, ZipCheck::central_directory);
-      while (const auto i = m_shared.next()) results[*i] = extract(archive, m_shared.job(*i));
+      while (const auto i = m_shared.next()) {
+        results[*i] = extract(archive, m_shared.job(*i));
+        if (!m_shared.failed()) m_shared.written(*i, results[*i].size);
+      }
     } catch (...) {
       m_shared.fail(std::current_exception());
     }

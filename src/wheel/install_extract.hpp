@@ -14,6 +14,7 @@
 
 #include "core/reporter.hpp"
 #include "hash/sha256.hpp"
+#include "wheel/installer.hpp"
 
 namespace wheelmod::wheel {
 
@@ -41,7 +42,8 @@ struct ExtractedFile {
 struct ExtractSettings {
   unsigned threads = 1;
   std::string script_interpreter;
-  TaskId task = 0;  // progress goes to this task, in bytes
+  TaskId task = 0;             // progress goes to this task, in bytes
+  WrittenFiles written_files;  // taken early: after the largest member, handed over when written
 };
 
 /// Extracts every job (results in the order of `jobs`). Parent directories

@@ -415,6 +415,7 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
     settings.threads = threads_or_usable(options.threads);
     settings.script_interpreter = options.script_interpreter;
     settings.task = task;
+    settings.written_files = options.written_files;
     const auto extracted = extract_members(wheel_file, plan.jobs, settings, reporter);
 
     // 6. Wrappers, INSTALLER, and the installed RECORD.

@@ -9,7 +9,9 @@ then imports torch with LD_LIBRARY_PATH unset, checks every RECORD row
 against the file it names, and kills installs midway to show that a prefix
 is only ever the old installation or the new one.
 """
+import base64
 import glob
+import hashlib
 import os
 import random
 import shutil
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 from scenario_support import (check, run_expecting, scenario_main, serve_locally, stop_server,
                              verify_record_rows)
@@ -342,8 +345,92 @@ def interrupted_download(r):
         server.close()
 
 
+def write_wheel(path, files):
+    """A py3-none-any wheel of `files` (name -> bytes) with WHEEL, METADATA and a RECORD of
+    sha256 rows, as a build backend writes it."""
+    name, version = os.path.basename(path).split("-")[:2]
+    dist = f"{name}-{version}.dist-info"
+    files = dict(files)
+    files[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    files[f"{dist}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n" \
+        b"Tag: py3-none-any\n"
+    rows = []
+    for member, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{member},sha256={digest},{len(data)}")
+    rows.append(f"{dist}/RECORD,,")
+    files[f"{dist}/RECORD"] = ("\n".join(rows) + "\n").encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for member, data in files.items():
+            archive.writestr(member, data)
+
+
+def compile_overlaps(r):
+    """Sources are byte-compiled while the largest entry is still being unpacked: a wheel of one
+    256 MiB blob and 300 modules, --threads 2; a sitecustomize in the compiling Python logs the
+    blob's size on disk each time a file is compiled. Before, every file compiled after the
+    whole wheel was unpacked (all at the full size)."""
+    block = random.Random(7).randbytes(16384)  # repeats inside deflate's window: ~100:1
+    blob_size = 256 << 20
+    modules = {f"overlap/m{i:03}.py": f"VALUE = {i}\n\ndef f(x):\n    return x + VALUE\n"
+               .encode() for i in range(300)}
+    wheel = os.path.join(r.work, "overlap-1.0-py3-none-any.whl")
+    write_wheel(wheel, {"overlap/__init__.py": b"", **modules,
+                        "overlap/blob.bin": block * (blob_size // len(block))})
+    hook = os.path.join(r.work, "hook")
+    os.makedirs(hook)
+    log = os.path.join(r.work, "compiled.log")
+    prefix = os.path.join(r.work, "overlap-prefix")  # and others beside it
+    with open(os.path.join(hook, "sitecustomize.py"), "w") as handle:
+        handle.write(f"""import glob, os, py_compile
+_compile = py_compile.compile
+def compile(file, *args, **kwargs):
+    blobs = glob.glob({os.path.dirname(prefix)!r} + "/.*/lib/python*/site-packages/overlap/blob.bin")
+    size = os.path.getsize(blobs[0]) if blobs else -1
+    with open({log!r}, "a") as out:
+        out.write("%s %d %d\\n" % (os.path.basename(file), size, os.getpid()))
+    return _compile(file, *args, **kwargs)
+py_compile.compile = compile
+""")
+    environment = dict(os.environ, PYTHONPATH=hook)
+
+    def install(name, *extra, launcher=()):
+        if os.path.exists(log):
+            os.unlink(log)
+        prefix = os.path.join(r.work, name)
+        run_expecting([*launcher, r.wheelmod, "-q", "install", "--wheel", wheel, "--toolchain",
+                       "foss-2024a", "--python", PYTHON, "--eb-installpath", r.sample,
+                       "--python-exe", sys.executable, "--prefix", prefix, *extra],
+                      0, timeout=300, env=environment)
+        check(os.path.exists(log), "the compiling Python never called py_compile.compile")
+        with open(log) as handle:
+            seen = [line.split() for line in handle]
+        check(len(seen) == 301, f"{len(seen)} files compiled, expected 301")
+        pycs = glob.glob(os.path.join(site_of(prefix), "overlap", "__pycache__", "*.pyc"))
+        check(len(pycs) == 301, f"{len(pycs)} .pyc files")
+        verify_records(prefix)
+        return [(name, int(size), int(pid)) for name, size, pid in seen]
+
+    seen = install("overlap-prefix", "--threads", "2")
+    during = [name for name, size, _ in seen if size < blob_size]
+    check(during, "no file was compiled before the 256 MiB entry was unpacked: compiling "
+          "followed the unpacking")
+    # One compiling process per unpacking thread: --threads, else the CPUs this process may use.
+    check(len({pid for *_, pid in seen}) == 2, "--threads 2: not 2 compiling processes")
+    three = install("threads-3", "--threads", "3")
+    check(len({pid for *_, pid in three}) == 3, "--threads 3: not 3 compiling processes")
+    taskset = shutil.which("taskset")
+    if taskset and len(os.sched_getaffinity(0)) > 1:
+        one = install("one-cpu", launcher=(taskset, "-c", str(min(os.sched_getaffinity(0)))))
+        check(len({pid for *_, pid in one}) == 1, "on one CPU (taskset): not 1 compiling process")
+    else:
+        print("taskset missing or one CPU: the affinity case is not run")
+    print(f"{len(during)} of 301 files compiled while the 256 MiB entry was being unpacked")
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
-                                          vision_audio, bad_input, interrupted_download)}
+                                          vision_audio, bad_input, interrupted_download,
+                                          compile_overlaps)}
 
 
 def main():

@@ -3,7 +3,9 @@
 // Python compiles, on every core (its .pyc tags and magic numbers are what it will load).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,14 +18,39 @@ struct ByteCompileResult {
   std::vector<std::string> pyc_files;  // written, relative to the staging site-packages
 };
 
-/// Compiles every .py under `staging_site` with `python` when its X.Y is `python_version`, so
-/// that tracebacks and .pyc files name the final location (`-s staging -p final`, Python 3.9+).
-/// Files that do not compile (Python 2 leftovers) are reported, not fatal, as pip does. Throws
-/// nothing for a missing interpreter: `skipped` says so.
-ByteCompileResult byte_compile(const std::filesystem::path& python,
-                               const std::string& python_version,
-                               const std::filesystem::path& staging_site,
-                               const std::filesystem::path& final_site, unsigned processes);
+/// Byte-compiles the sources of an installation while it is being unpacked: `processes` workers
+/// of the target Python each compile the files handed to them as soon as they are written, so
+/// compiling shares the cores with the unpacking of the large entries instead of following it.
+/// Tracebacks and .pyc files name the final location (`compileall.compile_file(ddir=...)`, which
+/// every Python 3 has). Files that do not compile (Python 2 leftovers) are reported, not fatal,
+/// as pip does. A Python that cannot be run, or is not the target's X.Y, starts no worker:
+/// skipped() says why and add() does nothing. Destroyed before finish() (a failed install), it
+/// kills the workers, so nothing writes into a staging tree being removed.
+class ByteCompiler {
+ public:
+  ByteCompiler(const std::filesystem::path& python, const std::string& python_version,
+               const std::filesystem::path& staging_site, const std::filesystem::path& final_site,
+               unsigned processes);
+  ~ByteCompiler();
+  ByteCompiler(const ByteCompiler&) = delete;
+  ByteCompiler& operator=(const ByteCompiler&) = delete;
+
+  /// Whether workers run; else skipped() says why.
+  [[nodiscard]] bool running() const;
+  [[nodiscard]] const std::string& skipped() const;
+  /// Whether `file` (a path under the staging tree) is a source it compiles: a .py file under the
+  /// staging site-packages.
+  [[nodiscard]] bool wants(const std::filesystem::path& file) const;
+  /// Hands over a written source (thread-safe, never blocks on the workers). A file handed over
+  /// twice (a second wheel replaced it) is compiled again after the workers end.
+  void add(const std::filesystem::path& file, std::uint64_t size);
+  /// No more files: waits for the workers and lists the .pyc files under the staging site.
+  ByteCompileResult finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
 
 /// The source a .pyc was compiled from: `a/__pycache__/b.cpython-312.opt-1.pyc`
 /// -> `a/b.py`; "" for a path that is not in a __pycache__ directory.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct InstallScheme {
   [[nodiscard]] std::filesystem::path data() const;
 };
 
+struct WrittenFiles {
+  std::function<bool(const std::filesystem::path&)> wants;
+  std::function<void(const std::filesystem::path&, std::uint64_t size)> take;
+};
+
 struct InstallOptions {
   unsigned threads = 0;                // threads unpacking entries; 0 = one per core
   std::string installer = "wheelmod";  // written to the dist-info's INSTALLER file
@@ -34,6 +40,10 @@ struct InstallOptions {
   std::string script_interpreter = "/usr/bin/env python";
   /// An entry larger than this many times its compressed size (and 1 MiB) is refused as a zip bomb.
   std::uint64_t max_compression_ratio = 1000;
+  /// Files another stage takes as soon as they are written (byte-compiling, while the large
+  /// entries still inflate): `wants` picks them by destination, they are unpacked right after the
+  /// largest entry, and `take` is called on an unpacking thread as each is complete.
+  WrittenFiles written_files;
 };
 
 struct InstalledWheel {
