@@ -14,6 +14,7 @@
 
 #include "core/reporter.hpp"
 #include "hash/sha256.hpp"
+#include "install_zip.hpp"
 #include "wheel/installer.hpp"
 
 namespace wheelmod::wheel {
@@ -30,6 +31,9 @@ struct ExtractJob {
   /// From RECORD; nothing for the signature files RECORD need not list.
   std::optional<hash::Sha256Digest> expected_sha256;
   FileRole role = FileRole::plain;
+  /// Where its bytes lie, for a stored or deflated entry of an archive wheelmod has read itself
+  /// (RawEntryReader); else libzip reads it.
+  std::optional<EntryData> data;
 };
 
 /// What was written, for the installed RECORD (differs from the member for

@@ -3,8 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -48,6 +51,12 @@ bool starts_like_a_zip(const std::string& path) {
                    std::memcmp(magic, "PK\x03\x04", sizeof magic) == 0;
   ::close(fd);
   return zip;
+}
+
+std::string hex32(std::uint32_t value) {
+  char text[11];
+  std::snprintf(text, sizeof text, "0x%08x", value);
+  return text;
 }
 
 }  // namespace
@@ -161,6 +170,94 @@ std::string ZipArchive::read_all(std::uint64_t index, const std::string& name,
     out.append(reinterpret_cast<const char*>(buffer), got);
   }
   return out;
+}
+
+struct RawEntryReader::Stream {
+  z_stream z{};
+};
+
+RawEntryReader::RawEntryReader(int fd, const EntryData& data, std::string archive,
+                               std::string member, std::vector<std::uint8_t>& input)
+    : m_fd(fd),
+      m_data(data),
+      m_archive(std::move(archive)),
+      m_member(std::move(member)),
+      m_input(input),
+      m_crc(static_cast<std::uint32_t>(crc32(0L, Z_NULL, 0))) {
+  if (m_data.method == 8) {
+    m_stream = std::make_unique<Stream>();
+    // Raw deflate, no zlib header (APPNOTE 4.4.5, method 8); -MAX_WBITS says so.
+    if (inflateInit2(&m_stream->z, -MAX_WBITS) != Z_OK) {
+      m_stream.reset();
+      throw IoError(m_archive, "entry '" + m_member + "': cannot initialise zlib");
+    }
+  }
+}
+
+RawEntryReader::~RawEntryReader() {
+  if (m_stream) inflateEnd(&m_stream->z);
+}
+
+void RawEntryReader::damaged(const std::string& why) const {
+  throw IntegrityError(m_archive, "entry '" + m_member + "': " + why,
+                       "the wheel is damaged; download it again");
+}
+
+std::size_t RawEntryReader::read_compressed(std::uint8_t* into, std::size_t size) {
+  const auto wanted =
+      static_cast<std::size_t>(std::min<std::uint64_t>(size, m_data.compressed_size - m_consumed));
+  std::size_t done = 0;
+  while (done < wanted) {
+    const ssize_t got = ::pread(m_fd, into + done, wanted - done,
+                                static_cast<off_t>(m_data.offset + m_consumed + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      throw IoError(m_archive, "entry '" + m_member + "': cannot read: " + std::strerror(errno));
+    if (got == 0) throw IoError(m_archive, "the file shrank while it was read");
+    done += static_cast<std::size_t>(got);
+  }
+  m_consumed += done;
+  return done;
+}
+
+std::size_t RawEntryReader::read(std::span<std::uint8_t> buffer) {
+  std::size_t produced = 0;
+  if (m_data.method == 0) {
+    produced = read_compressed(buffer.data(), buffer.size());
+  } else if (!m_ended) {
+    auto& z = m_stream->z;
+    z.next_out = buffer.data();
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(buffer.size(), 1U << 30));
+    while (z.avail_out > 0 && !m_ended) {
+      if (z.avail_in == 0 && m_consumed < m_data.compressed_size) {
+        z.next_in = m_input.data();
+        z.avail_in = static_cast<uInt>(read_compressed(m_input.data(), m_input.size()));
+      }
+      const auto before = z.avail_out;
+      const int status = inflate(&z, Z_NO_FLUSH);
+      if (status == Z_STREAM_END) {
+        m_ended = true;
+      } else if (status == Z_BUF_ERROR ||
+                 (status == Z_OK && z.avail_out == before && z.avail_in == 0 &&
+                  m_consumed == m_data.compressed_size)) {
+        damaged("the deflate data ends before its stream does (cut short)");
+      } else if (status != Z_OK) {
+        damaged(std::string("damaged deflate data (zlib: ") +
+                (z.msg != nullptr ? z.msg : "error " + std::to_string(status)) + ")");
+      }
+    }
+    // Bytes after the end of the stream, inside the compressed size, are ignored, as libzip and
+    // zipfile ignore them: the content is the same for every reader.
+    produced = buffer.size() - z.avail_out;
+  }
+  if (produced > 0) {
+    m_crc = static_cast<std::uint32_t>(crc32_z(m_crc, buffer.data(), produced));
+    return produced;
+  }
+  if (m_crc != m_data.crc32)
+    damaged("CRC-32 mismatch: the central directory says " + hex32(m_data.crc32) +
+            ", the data has " + hex32(m_crc));
+  return 0;
 }
 
 std::string zip_library_version() { return zip_libzip_version(); }

@@ -283,7 +283,8 @@ struct InstallPlan {
 // "Spread"), refusing two files in one place.
 InstallPlan plan_install(const MemberListing& listing, const Wheel& meta,
                          const RecordDigests& digests, const SchemePaths& paths,
-                         const fs::path& root, const std::string& wheel) {
+                         const fs::path& root, const std::string& wheel,
+                         const std::optional<std::vector<ZipEntryInfo>>& layout) {
   const std::string data_dir =
       meta.dist_info.substr(0, meta.dist_info.size() - std::string_view(".dist-info").size()) +
       ".data";
@@ -316,6 +317,12 @@ InstallPlan plan_install(const MemberListing& listing, const Wheel& meta,
     job.destination = root / destination;
     job.size = member->size;
     job.expected_sha256 = digests.at(path);
+    // The layout lists the entries in libzip's order (check_same_entries).
+    if (layout && member->index < layout->size()) {
+      const auto& entry = (*layout)[member->index];
+      if (entry.method == 0 || entry.method == 8)
+        job.data = EntryData{entry.method, entry.crc32, entry.compressed_size, entry.data_offset};
+    }
     job.role = script                         ? FileRole::script
                : zip_says_executable(*member) ? FileRole::executable
                                               : FileRole::plain;
@@ -394,7 +401,7 @@ InstalledWheel install_wheel(const fs::path& wheel_file, const InstallScheme& sc
 
   // 4. Where each file goes.
   const SchemePaths paths(scheme.python_version, meta.project);
-  const auto plan = plan_install(listing, meta, digests, paths, scheme.root, wheel);
+  const auto plan = plan_install(listing, meta, digests, paths, scheme.root, wheel, layout);
   const std::string dist_info_dir = paths.purelib + "/" + meta.dist_info;
 
   // 5. Directories, then the members on threads.

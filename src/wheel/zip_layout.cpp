@@ -83,7 +83,7 @@ std::optional<std::vector<ZipEntryInfo>> read_zip_layout(const std::filesystem::
     return std::nullopt;
   const auto directory = value_or_refuse(find_central_directory(tail, file.size()), archive);
   // find_central_directory has checked that the directory ends inside the file.
-  const auto entries = value_or_refuse(
+  auto entries = value_or_refuse(
       parse_central_directory(file.read(directory.offset, directory.size), directory.entries),
       archive);
 
@@ -99,6 +99,8 @@ std::optional<std::vector<ZipEntryInfo>> read_zip_layout(const std::filesystem::
     header_lengths.push_back(value_or_refuse(local_header_length(fixed), archive));
   }
   value_or_refuse(check_entry_ranges(entries, header_lengths, directory.offset), archive);
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    entries[i].data_offset = entries[i].local_header_offset + header_lengths[i];
   return entries;
 }
 

@@ -22,6 +22,7 @@ struct ZipEntryInfo {
   std::uint64_t compressed_size = 0;
   std::uint64_t uncompressed_size = 0;
   std::uint64_t local_header_offset = 0;
+  std::uint64_t data_offset = 0;  // after the local header: set by read_zip_layout, else 0
 };
 
 /// Where the central directory is, from the archive's last bytes.
