@@ -1,9 +1,12 @@
 #include "easybuild/eb_lock.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <system_error>
@@ -61,12 +64,78 @@ bool is_stale(const fs::path& lock) {
   return ::kill(static_cast<pid_t>(holder->pid), 0) != 0 && errno == ESRCH;
 }
 
-bool try_create(const fs::path& lock) {
-  if (::mkdir(lock.c_str(), 0755) == 0) return true;
-  if (errno == EEXIST) return false;
-  throw IoError(lock.string(),
-                std::string("cannot create EasyBuild's lock: ") + std::strerror(errno),
-                "check that EasyBuild's locks directory is writable (locks-dir)");
+// The lock appears with its holder file in one step: the directory is made and filled under a
+// private name, then renamed into place with RENAME_NOREPLACE (renameat2(2), Linux 3.15; never
+// onto eb's empty lock directory, which a plain rename(2) would replace). A process killed at any
+// moment leaves either no lock or a lock that names it, so the next run can take it over; a bare
+// directory is then always eb's. File systems without RENAME_NOREPLACE (EINVAL: some network
+// file systems) get eb's own mkdir and the holder file after it.
+class LockCreator {
+ public:
+  LockCreator(const fs::path& lock, std::string holder)
+      : m_lock(lock),
+        m_private(lock.parent_path() /
+                  ("." + lock.filename().string() + ".wheelmod-" + std::to_string(::getpid()))),
+        m_holder(std::move(holder)) {}
+  ~LockCreator() {
+    std::error_code ignored;
+    fs::remove_all(m_private, ignored);
+  }
+  LockCreator(const LockCreator&) = delete;
+  LockCreator& operator=(const LockCreator&) = delete;
+
+  bool try_create() {
+    if (m_plain_mkdir) return try_mkdir();
+    if (!m_prepared) {
+      std::error_code ignored;
+      fs::remove_all(m_private, ignored);  // a reused pid's leftover
+      if (::mkdir(m_private.c_str(), 0755) != 0) cannot_create(m_private);
+      write_if_changed(m_private / k_holder_file, m_holder);
+      m_prepared = true;
+    }
+    if (::renameat2(AT_FDCWD, m_private.c_str(), AT_FDCWD, m_lock.c_str(), RENAME_NOREPLACE) == 0)
+      return true;
+    if (errno == EEXIST) return false;
+    if (errno != EINVAL && errno != ENOSYS) cannot_create(m_lock);
+    m_plain_mkdir = true;
+    return try_mkdir();
+  }
+
+ private:
+  bool try_mkdir() {
+    if (::mkdir(m_lock.c_str(), 0755) == 0) {
+      write_if_changed(m_lock / k_holder_file, m_holder);
+      return true;
+    }
+    if (errno == EEXIST) return false;
+    cannot_create(m_lock);
+  }
+  [[noreturn]] static void cannot_create(const fs::path& path) {
+    throw IoError(path.string(),
+                  std::string("cannot create EasyBuild's lock: ") + std::strerror(errno),
+                  "check that EasyBuild's locks directory is writable (locks-dir)");
+  }
+
+  fs::path m_lock;
+  fs::path m_private;
+  std::string m_holder;
+  bool m_prepared = false;
+  bool m_plain_mkdir = false;
+};
+
+// Private directories (.NAME.lock.wheelmod-PID) of wheelmod processes that were killed.
+void remove_dead_private_dirs(const fs::path& lock) {
+  const std::string prefix = "." + lock.filename().string() + ".wheelmod-";
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(lock.parent_path(), error)) {
+    const auto name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
 }
 
 }  // namespace
@@ -92,8 +161,11 @@ InstallLock InstallLock::acquire(const fs::path& locks_dir, const fs::path& inst
   const auto lock = lock_path(locks_dir, installdir);
   std::error_code error;
   fs::create_directories(locks_dir, error);
+  remove_dead_private_dirs(lock);
+  LockCreator creator(lock, "pid " + std::to_string(::getpid()) + " host " + host_name() +
+                                " since " + utc_now() + "\n");
   const auto started = std::chrono::steady_clock::now();
-  while (!try_create(lock)) {
+  while (!creator.try_create()) {
     if (is_stale(lock)) {
       fs::remove_all(lock, error);
       continue;
@@ -114,11 +186,7 @@ InstallLock InstallLock::acquire(const fs::path& locks_dir, const fs::path& inst
               ", waiting");
     std::this_thread::sleep_for(wait.interval);
   }
-  InstallLock held(lock);
-  const std::string holder =
-      "pid " + std::to_string(::getpid()) + " host " + host_name() + " since " + utc_now() + "\n";
-  write_if_changed(lock / k_holder_file, holder);
-  return held;
+  return InstallLock(lock);
 }
 
 InstallLock::InstallLock(InstallLock&& other) noexcept : m_path(std::move(other.m_path)) {
@@ -127,8 +195,15 @@ InstallLock::InstallLock(InstallLock&& other) noexcept : m_path(std::move(other.
 
 InstallLock::~InstallLock() {
   if (m_path.empty()) return;
+  // Renamed away first, so that the lock disappears with its holder file in one step (a kill
+  // while removing must not leave a bare directory, which reads as eb's).
+  const auto away = m_path.parent_path() /
+                    ("." + m_path.filename().string() + ".wheelmod-" + std::to_string(::getpid()));
   std::error_code ignored;
-  fs::remove_all(m_path, ignored);
+  if (::rename(m_path.c_str(), away.c_str()) == 0)
+    fs::remove_all(away, ignored);
+  else
+    fs::remove_all(m_path, ignored);
 }
 
 }  // namespace wheelmod::easybuild
