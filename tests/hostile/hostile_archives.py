@@ -439,6 +439,15 @@ def layout(args):
             size = struct.unpack_from("<I", long_data, at)[0] + 10
             struct.pack_into("<II", long_data, at, size, size)
     gap = plain[:-22] + b"\0\0" + plain[-22:]
+    stored = zip_craft.archive([zip_craft.Entry(n, d, method=0)
+                                for n, d in zip_craft.wheel_files(package).items()])
+
+    def broken_deflate(change):
+        """The wheel with demo/core.py's deflate bytes changed; both headers agree with them."""
+        crafted = [zip_craft.Entry(n, d) for n, d in zip_craft.wheel_files(package).items()]
+        core = next(e for e in crafted if e.name == b"demo/core.py")
+        core.raw = change(core.raw)
+        return zip_craft.archive(crafted)
     cases = [
         ("control_crafted", lambda: differential(work, plain)),
         ("control_comment", lambda: differential(
@@ -447,6 +456,14 @@ def layout(args):
             work, work.wheel(make_wheel.zip64).read_bytes())),
         ("control_zipfile_data_descriptors", lambda: differential(
             work, work.wheel(make_wheel.data_descriptor).read_bytes())),
+        # Entries wheelmod reads itself (pread + zlib): stored, deflate streams cut short or
+        # damaged while every header agrees with them (zipfile: "Error -3" or a bad CRC).
+        ("control_stored", lambda: differential(work, stored)),
+        ("deflate_cut_short", lambda: differential(
+            work, broken_deflate(lambda raw: raw[:len(raw) // 2]), r"cut short")),
+        ("deflate_damaged", lambda: differential(
+            work, broken_deflate(lambda raw: raw[:2] + bytes(b ^ 0xA5 for b in raw[2:])),
+            r"damaged deflate data|CRC-32 mismatch")),
         # The outside attack's instances: a 12 KiB wheel that zipfile refuses ("Overlapped
         # entries") and that wrote 64 x 1 MiB; archive A hiding archive B in its comment.
         (f"overlapping_bomb_{bomb_bytes >> 20}_mib", lambda: differential(
