@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Download benchmark: `wheelmod fetch` against curl, in one run.
 
-Writes a wheel of random bytes (so nothing compresses; 1 GiB by default)
-into a temporary directory, serves it with nginx (sendfile on) on a free
-port of 127.0.0.1, and runs, alternately (A B A B ...):
+At each size of --sizes (64 MiB, 256 MiB and 1 GiB by default), writes a
+wheel of random bytes (so nothing compresses) into a temporary directory,
+serves it with nginx (sendfile on) on a free port of 127.0.0.1, and runs,
+alternately (A B A B ...):
 
   A  curl -s -o FILE URL                                   the peer
   B  wheelmod -q fetch --from-report REPORT --dest DIR --cache-dir CACHE --format json
@@ -14,10 +15,12 @@ then `sha256sum FILE` and `openssl dgst -sha256 FILE` on the served file, to
 set beside wheelmod's hashing overhead (its time minus curl's). Prints
 medians and minima side by side, the wheelmod/curl ratios against their
 targets (PASS/MISS; the exit status is 0 either way), and the peak RSS of
-each process (ru_maxrss from os.wait4, per child).
+each process (ru_maxrss from os.wait4, per child). Last, how the cost
+grows: each size's medians, and the seconds per 100 MiB between the
+smallest and the largest size for each tool (--summary-json writes them).
 
   bench_fetch.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench
-  bench_fetch.py --wheelmod ... --size 2G --runs 7 --jobs-test
+  bench_fetch.py --wheelmod ... --sizes 2G --runs 7 --jobs-test
   bench_fetch.py --wheelmod ... --smoke    # CTest: 8 MiB, one run, checks the bytes
 
 --jobs-test adds 4 files of SIZE/4 each: `wheelmod fetch --jobs 4` against
@@ -27,7 +30,8 @@ site mirrors are served: one connection per transfer) and over HTTP/2
 openssl at run time, passed as --cacert to both; wheelmod multiplexes its 4
 transfers on one connection, each curl has its own). nginx logs every
 request's connection and protocol, and the first run of each tool says
-what it used. Needs about 3 x SIZE free disk under --work-dir.
+what it used, at each size. Needs about 3 x the largest size free on disk
+under --work-dir.
 """
 
 import argparse
@@ -48,11 +52,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, K_PR_SET_PDEATHSIG, BenchError,
-                           fs_type, first_line, load_average, machine_line, parse_size, prctl,
-                           run_one, run_parallel)
+                           Summary, fs_type, first_line, load_average, machine_line, parse_list,
+                           parse_size, prctl, run_one, run_parallel, size_label)
 
 K_RSS_TARGET_MIB = 64
 K_THROUGHPUT_TARGET = 0.90
+K_DEFAULT_SIZES = "64M,256M,1G"
+K_GOAL = f"wheelmod/curl throughput >= {K_THROUGHPUT_TARGET:.2f}, RSS < {K_RSS_TARGET_MIB} MiB"
 
 NGINX_CONF = """\
 # Written by bench_fetch.py; everything under {state}.
@@ -459,11 +465,12 @@ def machine_facts(args, work_parent):
 
 
 def preflight(args, work_parent):
-    need = 3 * args.size + 256 * K_MIB  # source, one output, a cache copy
+    need = 3 * max(args.sizes) + 256 * K_MIB  # source, one output, a cache copy
     free = shutil.disk_usage(work_parent).free
     if free < need:
         raise BenchError(f"{work_parent}: {free / K_MIB:.0f} MiB free, the benchmark needs "
-                         f"{need / K_MIB:.0f} MiB\nhint: pass a smaller --size or another --work-dir")
+                         f"{need / K_MIB:.0f} MiB\nhint: pass smaller --sizes or another "
+                         "--work-dir")
     if fs_type(work_parent) == "tmpfs" and not args.smoke:
         print(f"warning: {work_parent} is tmpfs: outputs land in memory, not on disk")
     try:
@@ -488,21 +495,22 @@ def measure(args, work, nginx, wheels, report, hashers, title):
     return samples
 
 
-def main_part(args, work, hashers):
+def main_part(args, work, hashers, size):
     source = work / "served"
     source.mkdir()
-    wheel = write_random_wheel(source, "bigwheel", args.size)
+    wheel = write_random_wheel(source, "bigwheel", size)
     os.sync()
     with Nginx(args.nginx, source, work / "nginx", wheel.filename) as nginx:
         report = work / "report.json"
         write_report(report, [wheel], nginx)
-        print(f"file: {wheel.filename}, {args.size / K_MIB:.0f} MiB of random bytes, served by "
+        print(f"file: {wheel.filename}, {size / K_MIB:.0f} MiB of random bytes, served by "
               f"nginx {nginx.version()} (sendfile on) at {nginx.url('')}")
         print(f"{args.runs} rounds, each: curl, wheelmod, then the hashers on the served file")
         samples = measure(args, work, nginx, [wheel], report, hashers,
-                          f"one {args.size / K_MIB:.0f} MiB file")
-        hashing(args.size, samples, hashers)
+                          f"one {size / K_MIB:.0f} MiB file")
+        hashing(size, samples, hashers)
     shutil.rmtree(source)  # room for the --jobs-test files
+    return samples
 
 
 def show_connections(args, work, nginx, wheels, report):
@@ -517,10 +525,10 @@ def show_connections(args, work, nginx, wheels, report):
         print(f"  nginx saw {name}: {nginx.connections_since(offset)}")
 
 
-def jobs_part(args, work):
+def jobs_part(args, work, size):
     source = work / "served-jobs"
     source.mkdir()
-    wheels = [write_random_wheel(source, f"bigpart{i}", args.size // 4) for i in range(1, 5)]
+    wheels = [write_random_wheel(source, f"bigpart{i}", size // 4) for i in range(1, 5)]
     os.sync()
     results = []
     for kind in (JobsNginx, TlsNginx):
@@ -528,15 +536,16 @@ def jobs_part(args, work):
         with kind(args.nginx, source, state, wheels[0].filename) as nginx:
             report = work / f"report-jobs-{kind.scheme}.json"
             write_report(report, wheels, nginx)
-            print(f"\n--jobs-test, {kind.label}: 4 files of {args.size // 4 / K_MIB:.0f} MiB: "
+            print(f"\n--jobs-test, {kind.label}: 4 files of {size // 4 / K_MIB:.0f} MiB: "
                   f"wheelmod fetch --jobs 4 against 4 curl processes at once")
             show_connections(args, work, nginx, wheels, report)
             samples = measure(args, work, nginx, wheels, report, {},
                               f"4 files at once, {kind.label.split()[0]}")
             print("  (4 curls: wall until the last ends, CPU summed, RSS of the largest)")
             results.append((kind.label, samples))
-    jobs_summary(args.size // 4 * 4, results)
+    jobs_summary(size // 4 * 4, results)
     shutil.rmtree(source)
+    return results
 
 
 def jobs_summary(size, results):
@@ -557,25 +566,55 @@ def jobs_summary(size, results):
         print(f"  {label:24} {cells}")
 
 
+def add_rows(summary, operation, size, label, samples):
+    """One summary row: median wall times, peak RSS, the targets."""
+    ours, curl = samples["wheelmod"], samples.get("curl")
+    rss = max(s.rss_kib for s in ours) / 1024
+    wall = median(ours, "wall")
+    peer = median(curl, "wall") if curl else None
+    met = None if peer is None else \
+        (peer / wall >= K_THROUGHPUT_TARGET and rss < K_RSS_TARGET_MIB)
+    summary.row(operation, label, wall, "curl" if curl else None, peer, "s", rss_mib=rss,
+                peer_rss_mib=max(s.rss_kib for s in curl) / 1024 if curl else None,
+                goal=K_GOAL, met=met, units=size / K_MIB)
+
+
+def measure_size(args, work, hashers, size, summary):
+    """Every part at one size, its rows added to `summary`."""
+    samples = main_part(args, work, hashers, size)
+    add_rows(summary, "download one file", size, size_label(size), samples)
+    if args.jobs_test:
+        for label, samples in jobs_part(args, work, size):
+            add_rows(summary, f"4 files at once, {label}", size // 4 * 4,
+                     f"4 x {size_label(size // 4)}", samples)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheelmod", required=True, help="the wheelmod binary (a Release build)")
     parser.add_argument("--curl", default=shutil.which("curl"), help="curl (default: on PATH)")
     parser.add_argument("--nginx", default="/usr/sbin/nginx")
-    parser.add_argument("--size", type=parse_size, default=parse_size("1G"),
-                        help="bytes of the wheel: 1G (default), 512M, 2GiB ...")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--sizes", type=lambda text: parse_list(text, parse_size),
+                       default=parse_list(K_DEFAULT_SIZES, parse_size),
+                       help="bytes of the wheel at each size, comma-separated: 1G, 512M, 2GiB "
+                            f"... (default {K_DEFAULT_SIZES}); one size: no slope")
+    sizes.add_argument("--size", type=lambda text: [parse_size(text)], dest="sizes",
+                       help="one size: the same as --sizes SIZE")
     parser.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
     parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()),
                         help="where the temporary files go (removed at the end)")
     parser.add_argument("--jobs-test", action="store_true", help="also 4 files, --jobs 4")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
+    parser.add_argument("--summary-json", type=Path,
+                        help="write the summary (rows and slopes) as JSON here (README.md)")
     parser.add_argument("--smoke", action="store_true",
                         help="8 MiB, one round, check the bytes and the reported sha256")
     args = parser.parse_args()
     if args.smoke:
-        args.size, args.runs, args.jobs_test = 8 * K_MIB, 1, False
-    if args.runs < 1 or args.size < 4:
-        parser.error("--runs must be >= 1 and --size >= 4 bytes")
+        args.sizes, args.runs, args.jobs_test = [8 * K_MIB], 1, False
+    if args.runs < 1 or min(args.sizes) < 4:
+        parser.error("--runs must be >= 1 and every size >= 4 bytes")
     # Let SIGTERM/SIGHUP unwind like Ctrl-C, so nginx stops and files go.
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
@@ -585,17 +624,26 @@ def main():
     hashers = {"sha256sum": ["sha256sum"]}
     if shutil.which("openssl"):
         hashers["openssl dgst -sha256"] = ["openssl", "dgst", "-sha256", "-r"]
+    summary = Summary("fetch", args.build_type)
     try:
         prctl(K_PR_SET_CHILD_SUBREAPER, 1)  # see LAUNCH
         preflight(args, work_parent)
         machine_facts(args, work_parent)
+        summary.tools = {"wheelmod": first_line([args.wheelmod, "--version"]),
+                         "curl": first_line([args.curl, "--version"]) if args.curl else None,
+                         "nginx": first_line([args.nginx, "-v"])}
         if args.build_type and args.build_type != "Release":
             print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
-        with tempfile.TemporaryDirectory(prefix="bench-fetch-", dir=work_parent) as tmp:
-            main_part(args, Path(tmp), hashers)
-            if args.jobs_test:
-                jobs_part(args, Path(tmp))
+        for size in args.sizes:
+            if len(args.sizes) > 1:
+                print(f"\n=== {size_label(size)} ===")
+            with tempfile.TemporaryDirectory(prefix="bench-fetch-", dir=work_parent) as tmp:
+                measure_size(args, Path(tmp), hashers, size, summary)
+        summary.all_slopes("100 MiB", 100)
+        summary.print()
         print(f"\nload average at the end: {load_average()}")
+        if args.summary_json:
+            summary.write(args.summary_json)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

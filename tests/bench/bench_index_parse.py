@@ -11,7 +11,9 @@ by side with their ratio, the peak RSS of each process (from wait4's rusage,
 launched as bench_support does), and the slope (ms per 1,000 links) between
 the smallest and the largest page. Last, wheelmod alone on a page of
 1,000,000 short links (hostile_index.py's shape): its peak RSS, and the
-bytes a link takes beyond the page and the link's own text.
+bytes a link takes beyond the page and the link's own text. The same figures
+close the output as the summary every benchmark prints (--summary-json
+writes them; README.md, "Summary").
 
   bench_index_parse.py --bench-binary build/bench/tests/bench/bench_index_parse
   bench_index_parse.py --bench-binary ... --sizes 20000 --rounds 9 --memory-links 0
@@ -26,8 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, load_average,
-                           machine_line, prctl, run_one)
+from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, Summary, first_line,
+                           load_average, machine_line, prctl, run_one)
 
 HERE = Path(__file__).resolve().parent
 PAGE_URL = "https://download.pytorch.org/whl/torch/"
@@ -249,6 +251,26 @@ def report(args, sizes, memory):
           "packaging 23.0 (parse_wheel_filename, tags, SpecifierSet) on /usr/bin/python3")
 
 
+def add_rows(summary, sizes, memory):
+    """Per page size: the in-process work and the whole process, both sides;
+    then wheelmod alone on the page of short links."""
+    for key, operation in (("work_ms", "parse + wheel names + select, in-process"),
+                           ("wall_ms", "whole process (start-up included)")):
+        for row in sizes:
+            ours, theirs = row["samples"]["wheelmod"], row["samples"]["pip"]
+            summary.row(operation, f"{row['links']:,} links ({row['size_mib']:.1f} MiB)",
+                        median(ours, key), "pip's way", median(theirs, key), "ms",
+                        rss_mib=median(ours, "rss_mib"), peer_rss_mib=median(theirs, "rss_mib"),
+                        units=row["links"])
+    if memory:
+        summary.row("parse + choose, short links (hostile_index.py's shape)",
+                    f"{memory['links']:,} links ({memory['page_mib']:.0f} MiB)",
+                    memory["work_ms"], None, None, "ms", rss_mib=memory["rss_mib"])
+        summary.notes.append(f"{memory['links']:,} short links: {memory['per_link']:.0f} bytes "
+                             "a link beyond the page")
+    summary.all_slopes("1,000 links", 1000)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench-binary", required=True, help="the bench_index_parse program")
@@ -261,6 +283,8 @@ def main():
     parser.add_argument("--memory-links", type=int, default=1_000_000,
                         help="links of the memory measurement (0: none)")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
+    parser.add_argument("--summary-json", type=Path,
+                        help="write the summary (rows and slopes) as JSON here (README.md)")
     parser.add_argument("--smoke", action="store_true",
                         help="1,000 links, one run of each, check the result and agreement")
     args = parser.parse_args()
@@ -270,11 +294,16 @@ def main():
     prctl(K_PR_SET_CHILD_SUBREAPER, 1)  # see bench_support.LAUNCH
     for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind like Ctrl-C: the scratch files go
         signal.signal(sig, signal.default_int_handler)
+    summary = Summary("index", args.build_type)
+    summary.tools = {"python": first_line([args.python, "--version"])}
     try:
         with tempfile.TemporaryDirectory(prefix="wheelmod-bench-") as tmp:
             rows = [measure_size(args, Path(tmp), links) for links in sizes]
             memory = measure_memory(args, Path(tmp), args.memory_links) if args.memory_links \
                 else None
+            add_rows(summary, rows, memory)
+            if args.summary_json:
+                summary.write(args.summary_json)
             if args.smoke:
                 row = rows[0]
                 ours, theirs = row["ours"], row["theirs"]
@@ -283,6 +312,7 @@ def main():
                       f"pip's way {float(theirs['work_ms']):.1f} ms")
                 return 0
             report(args, rows, memory)
+            summary.print()
     except (BenchError, KeyboardInterrupt) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

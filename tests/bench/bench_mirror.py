@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Mirror benchmark: `wheelmod mirror` against a `pip download` loop, in one run.
 
-Generates a PEP 503 upstream shaped like download.pytorch.org's: variant
-cu126 with 20 projects x 10 versions = 200 real wheels
+At each size of --sizes (2, 5 and 20 projects by default), generates a PEP
+503 upstream shaped like download.pytorch.org's: variant cu126 with, at 20
+projects, 20 x 10 versions = 200 real wheels
 (benchpkgNN-1.0.V-py3-none-any.whl, a data file of 50 KB-2 MB of random
 bytes each, ~100 MB in all), pages with `#sha256=` hrefs and PEP 658/714
 metadata attributes, and each wheel's `.metadata`. nginx serves it on
@@ -18,10 +19,12 @@ metadata attributes, and each wheel's `.metadata`. nginx serves it on
 Prints medians side by side (wall, CPU, peak RSS from os.wait4, requests
 and wheel bytes from nginx's log), pip loop / first sync, and the re-sync
 target (< 1 s and 0 wheel bytes: PASS/MISS; exit status 0 either way). The
-first round checks every byte both tools wrote against the upstream.
+first round checks every byte both tools wrote against the upstream. Last,
+how the cost grows: each size's medians, and the seconds per 10 wheels
+between the smallest and the largest size (--summary-json writes them).
 
   bench_mirror.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench
-  bench_mirror.py --wheelmod ... --runs 5 --projects 40 --scale 2
+  bench_mirror.py --wheelmod ... --runs 5 --sizes 40 --scale 2
   bench_mirror.py --wheelmod ... --smoke   # CTest: 16 small files, one round, all checks
 """
 
@@ -47,13 +50,15 @@ from urllib.parse import quote, unquote
 from bench_fetch import Nginx as PlainNginx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 from scenario_support import anchors  # noqa: E402  (tests/cli: the <a> parser the scenarios use)
-from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_line, fs_type,
-                           load_average, machine_line, median, prctl, run_one, verdict)
+from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, Summary, first_line,
+                           fs_type, load_average, machine_line, median, parse_list, prctl,
+                           run_one, verdict)
 
 K_VARIANT = "cu126"
 K_MIN_SIZE, K_MAX_SIZE = 50_000, 2_000_000  # bytes of each wheel's data file at scale 1
 K_RESYNC_TARGET_S = 1.0
-K_SMOKE = {"projects": 4, "versions": 4, "scale": 0.05, "runs": 1}
+K_SMOKE = {"sizes": [4], "versions": 4, "scale": 0.05, "runs": 1}
+K_DEFAULT_SIZES = "2,5,20"  # projects; the pip loop (~0.6 s a wheel) bounds the largest
 SIDES = ("first sync", "re-sync", "pip loop", "pip once")
 
 NGINX_CONF = """\
@@ -348,6 +353,25 @@ class Runner:
                 f"{side} {runs[-1].wall:.3f} s" for side, runs in self.samples.items()))
 
 
+def add_rows(args, runner, summary):
+    """The size's summary rows: first sync against the pip loop, and the re-sync."""
+    samples, upstream = runner.samples, runner.upstream
+    count, size = len(upstream), sum(f.size for f in upstream)
+    label = f"{count} wheels, {args.projects} project{'s' if args.projects > 1 else ''} " \
+        f"({size / K_MIB:.1f} MiB)"
+
+    def rss(side):
+        return max(s.rss_kib for s in samples[side]) / 1024
+    summary.row(f"mirror --jobs {args.jobs}, first sync", label, median(samples["first sync"]),
+                "pip download loop", median(samples["pip loop"]), "s",
+                rss_mib=rss("first sync"), peer_rss_mib=rss("pip loop"), units=count)
+    served = max(r.wheel_bytes for r in runner.requests["re-sync"])
+    resync = median(samples["re-sync"])
+    summary.row("mirror, unchanged re-sync", label, resync, None, None, "s",
+                rss_mib=rss("re-sync"), goal=f"< {K_RESYNC_TARGET_S:g} s, 0 wheel bytes",
+                met=resync < K_RESYNC_TARGET_S and served == 0, units=count)
+
+
 def report(args, runner):
     samples, requests, upstream = runner.samples, runner.requests, runner.upstream
     count, size = len(upstream), sum(f.size for f in upstream)
@@ -394,7 +418,8 @@ def machine_facts(args, work_parent, nginx):
 
 
 def preflight(args, work_parent):
-    need = int(3 * 1.1 * args.projects * args.versions * K_MAX_SIZE / 2 * args.scale) + 64 * K_MIB
+    need = int(3 * 1.1 * max(args.sizes) * args.versions * K_MAX_SIZE / 2 * args.scale) \
+        + 64 * K_MIB
     free = shutil.disk_usage(work_parent).free
     if free < need:
         raise BenchError(f"{work_parent}: {free / K_MIB:.0f} MiB free, the benchmark needs "
@@ -414,7 +439,7 @@ def preflight(args, work_parent):
         raise BenchError(f"{args.python} -m pip does not run\nhint: apt-get install python3-pip")
 
 
-def run(args, work):
+def run(args, work, summary):
     started = time.monotonic()
     upstream = generate_upstream(work / "upstream", args.projects, args.versions, args.scale,
                                  args.seed)
@@ -433,6 +458,7 @@ def run(args, work):
         runner = Runner(args, work, nginx, upstream, spec)
         runner.rounds()
         report(args, runner)
+        add_rows(args, runner, summary)
 
 
 def main():
@@ -443,35 +469,56 @@ def main():
     parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()),
                         help="where the temporary files go (removed at the end)")
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds (default 3)")
-    parser.add_argument("--projects", type=int, default=20, help="default 20")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--sizes", type=parse_list, default=parse_list(K_DEFAULT_SIZES),
+                       help="projects at each size, comma-separated (default "
+                            f"{K_DEFAULT_SIZES}: 20, 50 and 200 wheels); one size: no slope")
+    sizes.add_argument("--projects", type=lambda text: [int(text)], dest="sizes",
+                       help="one size: the same as --sizes N")
     parser.add_argument("--versions", type=int, default=10, help="per project (default 10)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="of the wheels' sizes (default 1: 50 KB to 2 MB each)")
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--jobs", type=int, default=4, help="wheelmod mirror --jobs (default 4)")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
+    parser.add_argument("--summary-json", type=Path,
+                        help="write the summary (rows and slopes) as JSON here (README.md)")
     parser.add_argument("--smoke", action="store_true",
                         help="4 projects x 4 versions of 2.5-100 KB, one round, every check")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # in order with the errors on stderr
     if args.smoke:
         vars(args).update(K_SMOKE)
-    if args.runs < 1 or not 1 <= args.projects <= 100 or args.versions < 1 or args.scale <= 0:
-        parser.error("--runs and --versions must be >= 1, --projects 1 to 100, --scale > 0")
+    if args.runs < 1 or not all(1 <= p <= 100 for p in args.sizes) or args.versions < 1 or \
+            args.scale <= 0:
+        parser.error("--runs and --versions must be >= 1, projects 1 to 100, --scale > 0")
     for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind like Ctrl-C: nginx stops, files go
         signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
     # pip and wheelmod must reach 127.0.0.1 directly, whatever proxy is set.
     os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
     work_parent = args.work_dir.resolve()
     work_parent.mkdir(parents=True, exist_ok=True)
+    summary = Summary("mirror", args.build_type)
     try:
         prctl(K_PR_SET_CHILD_SUBREAPER, 1)  # see bench_support.LAUNCH
         preflight(args, work_parent)
         if args.build_type and args.build_type != "Release":
             print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
-        with tempfile.TemporaryDirectory(prefix="bench-mirror-", dir=work_parent) as tmp:
-            run(args, Path(tmp))
+        summary.tools = {"wheelmod": first_line([args.wheelmod, "--version"]),
+                         "pip": first_line([args.python, "-m", "pip", "--version"])
+                         .split(" from ")[0],
+                         "python": first_line([args.python, "--version"])}
+        for projects in args.sizes:
+            args.projects = projects
+            if len(args.sizes) > 1:
+                print(f"\n=== {projects} projects x {args.versions} versions ===")
+            with tempfile.TemporaryDirectory(prefix="bench-mirror-", dir=work_parent) as tmp:
+                run(args, Path(tmp), summary)
+        summary.all_slopes("10 wheels", 10)
+        summary.print()
         print(f"\nload average at the end: {load_average()}")
+        if args.summary_json:
+            summary.write(args.summary_json)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Swapcheck benchmark: `wheelmod swapcheck` over an EasyBuild tree of 50
 dependents (~500 ELF files), against reading the same symbol tables with
-binutils, in one run.
+binutils, in one run, at each size of --sizes (12, 50 and 200 dependents by
+default, with 10 extension modules per dependent: 120, 500 and 2,000).
 
-Generates, with gcc/g++ (-O0 -g0; cached under --work-dir by its parameters):
+Generates, with gcc/g++ (-O0 -g0; cached under --work-dir by its parameters),
+at 50 dependents:
 
   software/PyTorch/2.7.1-abi0, 2.7.1-abi1   two fake torch prefixes
       (lib/python3.11/site-packages/torch/lib/{libc10.so,libtorch_cpu.so},
@@ -33,9 +35,12 @@ Prints medians (wall, CPU, peak RSS from os.wait4), throughput, and the
 targets: A within 2x of D's wall time, A's RSS < 256 MiB (PASS/MISS; the
 exit status is 0 either way). The first round checks every verdict,
 reason count and import count in A's and B's JSON against what was
-generated, and that D and E read every file.
+generated, and that D and E read every file. Last, how the cost grows:
+each size's medians, and the seconds per 10 dependents between the smallest
+and the largest size (--summary-json writes them).
 
   bench_swapcheck.py --wheelmod build/bench/src/cli/wheelmod --work-dir build/bench --runs 5
+  bench_swapcheck.py --wheelmod ... --sizes 50   # one size, no slope
   bench_swapcheck.py --wheelmod ... --smoke   # CTest: 5 dependents, 2,000 symbols, one round
 """
 
@@ -55,12 +60,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, first_line, fs_type,
-                           load_average, machine_line, median, prctl, run_one, verdict)
+from bench_support import (K_MIB, K_PR_SET_CHILD_SUBREAPER, BenchError, Summary, first_line,
+                           fs_type, load_average, machine_line, median, parse_list, prctl,
+                           run_one, verdict)
 
 K_GENERATOR_VERSION = 2  # part of the cache key: bump when the tree changes shape
 K_NM_FACTOR, K_RSS_TARGET_MIB = 2.0, 256
-K_SMOKE = {"dependents": 5, "torch_symbols": 2000, "elf_files": 50, "runs": 1}
+K_SMOKE = {"sizes": [5], "torch_symbols": 2000, "elf_files": 50, "runs": 1}
+K_DEFAULT_SIZES = "12,50,200"  # dependents
+K_ELF_PER_DEPENDENT = 10
 K_SITE = "lib/python3.11/site-packages"
 K_EXT = ".cpython-311-x86_64-linux-gnu.so"
 K_TORCH_NAMESPACES = ("at::native", "at::_ops", "at::cpu", "at::functionalization",
@@ -446,7 +454,8 @@ def check_report(out, tree, facts, same):
                          + "\n  ".join(problems[:20]))
     return {"bytes": len(text.encode()),
             "reasons": sum(len(d["reasons"]) for d in report["dependents"]),
-            "symbols": sum(len(r.get("symbols", [])) for d in report["dependents"] for r in d["reasons"]),
+            "symbols": sum(len(r.get("symbols", [])) for d in report["dependents"]
+                           for r in d["reasons"]),
             "verdicts": collections.Counter(d["verdict"] for d in report["dependents"])}
 
 
@@ -503,7 +512,30 @@ def report(args, runner):
               f"{said[side]['symbols']:,} symbols, {said[side]['bytes'] / K_MIB:.1f} MiB of JSON")
 
 
-def run(args, work_parent):
+def add_rows(args, runner, summary):
+    """The size's summary rows: swapcheck against nm -D and the readelf
+    loop, and wheelmod's two other runs alone."""
+    samples = runner.samples
+    label = f"{args.dependents} dependents / {len(runner.files)} ELF files"
+
+    def rss(side):
+        return max(s.rss_kib for s in samples[side]) / 1024
+    main = median(samples["wheelmod"])
+    operation = "swapcheck ABI 0 -> 1"
+    summary.row(operation, label, main, "nm -D", median(samples["nm"]), "s",
+                rss_mib=rss("wheelmod"), peer_rss_mib=rss("nm"),
+                goal=f"<= {K_NM_FACTOR:g}x nm -D's time, RSS < {K_RSS_TARGET_MIB} MiB",
+                met=main <= K_NM_FACTOR * median(samples["nm"])
+                and rss("wheelmod") < K_RSS_TARGET_MIB, units=args.dependents)
+    summary.row(operation, label, main, "readelf loop", median(samples["readelf"]), "s",
+                rss_mib=rss("wheelmod"), peer_rss_mib=rss("readelf"), units=args.dependents)
+    for side, name in (("same torch", "swapcheck, candidate = current"),
+                       ("torches only", "swapcheck, no dependents (2 torches)")):
+        summary.row(name, label, median(samples[side]), None, None, "s", rss_mib=rss(side),
+                    units=args.dependents)
+
+
+def run(args, work_parent, summary):
     tree, facts = generate(args, work_parent)
     tree = tree.resolve()
     os.sync()
@@ -525,6 +557,7 @@ def run(args, work_parent):
             print(f"  round {index + 1}/{args.runs}: " + ", ".join(
                 f"{side} {runs[-1].wall:.3f} s" for side, runs in runner.samples.items()))
         report(args, runner)
+        add_rows(args, runner, summary)
 
 
 def main():
@@ -533,9 +566,15 @@ def main():
     parser.add_argument("--work-dir", type=Path, default=Path(tempfile.gettempdir()),
                         help="where the generated tree is kept (reused by later runs)")
     parser.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
-    parser.add_argument("--dependents", type=int, default=50, help="default 50")
-    parser.add_argument("--elf-files", type=int, default=500,
-                        help="extension modules over all dependents (default 500)")
+    sizes = parser.add_mutually_exclusive_group()
+    sizes.add_argument("--sizes", type=parse_list, default=parse_list(K_DEFAULT_SIZES),
+                       help="dependents at each size, comma-separated (default "
+                            f"{K_DEFAULT_SIZES}); one size: no slope")
+    sizes.add_argument("--dependents", type=lambda text: [int(text)], dest="sizes",
+                       help="one size: the same as --sizes N")
+    parser.add_argument("--elf-files", type=int,
+                        help="extension modules over all dependents, with one size only "
+                             f"(default {K_ELF_PER_DEPENDENT} per dependent)")
     parser.add_argument("--torch-symbols", type=int, default=20000,
                         help="C++ functions in libtorch_cpu.so (default 20,000; libc10.so a "
                              "tenth more, aoti_torch_* a hundredth)")
@@ -546,16 +585,21 @@ def main():
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--regenerate", action="store_true", help="rebuild the cached tree")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE, to warn about Debug")
+    parser.add_argument("--summary-json", type=Path,
+                        help="write the summary (rows and slopes) as JSON here (README.md)")
     parser.add_argument("--smoke", action="store_true",
                         help="5 dependents, 2,000 torch symbols, one round, every check")
     args = parser.parse_args()
     sys.stdout.reconfigure(line_buffering=True)  # in order with the errors on stderr
     if args.smoke:
         vars(args).update(K_SMOKE)
-    if args.runs < 1 or not 1 <= args.dependents <= 100 or args.torch_symbols < 100 or \
-            not 1 <= args.min_imports <= args.max_imports:
-        parser.error("--runs >= 1, --dependents 1 to 100, --torch-symbols >= 100, "
+    if args.runs < 1 or not all(1 <= d <= 1000 for d in args.sizes) or \
+            args.torch_symbols < 100 or not 1 <= args.min_imports <= args.max_imports:
+        parser.error("--runs >= 1, dependents 1 to 1000, --torch-symbols >= 100, "
                      "1 <= --min-imports <= --max-imports")
+    if args.elf_files is not None and len(args.sizes) > 1:
+        parser.error("--elf-files goes with one size; several sizes get "
+                     f"{K_ELF_PER_DEPENDENT} per dependent")
     for sig in (signal.SIGTERM, signal.SIGHUP):  # unwind like Ctrl-C: the scratch files go
         signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
     work_parent = args.work_dir.resolve()
@@ -567,8 +611,23 @@ def main():
                 raise BenchError(f"{tool}: not found\nhint: apt-get install g++ binutils")
         if args.build_type and args.build_type != "Release":
             print(f"warning: wheelmod built as {args.build_type}; measure a Release build")
-        run(args, work_parent)
+        summary = Summary("swapcheck", args.build_type)
+        summary.tools = {"wheelmod": first_line([args.wheelmod, "--version"]),
+                         "nm": first_line(["nm", "--version"]),
+                         "gcc": first_line(["gcc", "--version"])}
+        elf_files = args.elf_files
+        for dependents in args.sizes:
+            args.dependents = dependents
+            args.elf_files = elf_files if elf_files is not None else \
+                K_ELF_PER_DEPENDENT * dependents
+            if len(args.sizes) > 1:
+                print(f"\n=== {dependents} dependents, {args.elf_files} extension modules ===")
+            run(args, work_parent, summary)
+        summary.all_slopes("10 dependents", 10)
+        summary.print()
         print(f"\nload average at the end: {load_average()}")
+        if args.summary_json:
+            summary.write(args.summary_json)
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
