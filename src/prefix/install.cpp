@@ -1,6 +1,7 @@
 #include "prefix/install.hpp"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -136,6 +137,7 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
                                 request.provided_by);
 
   const auto owned = owners(result.wheels);
+  std::future<void> rehashed;
   if (request.relink) {
     auto relink = *request.relink;
     relink.staging = true;  // nothing outside this install has the staged files mapped
@@ -146,7 +148,10 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
       if (file.edit.method != elf::EditMethod::unchanged)
         changed.push_back(
             file.file.lexically_relative(site.lexically_relative(staging.dir())).generic_string());
-    update_records(staging.dir(), site, owned, changed);
+    // Re-hashing the relinked libraries (a GiB for torch) goes on beside the check.
+    rehashed = std::async(std::launch::async, [&, changed = std::move(changed)] {
+      update_records(staging.dir(), site, owned, changed);
+    });
   }
 
   // The check reads ELF files only: it runs while the last sources compile.
@@ -154,6 +159,8 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
     result.check = check_prefix(staging.dir(), *request.check);
     if (!result.check->passed()) throw check_failure(*result.check);
   }
+
+  if (rehashed.valid()) rehashed.get();  // its RECORDs are written again below
 
   if (compiler) {
     result.compile = compiler->finish();
