@@ -37,37 +37,60 @@ std::string torch_line(const swap::TorchInstall& torch) {
          torch.prefix.string() + ")";
 }
 
-nlohmann::json to_json(const swap::SwapcheckReport& report) {
-  const auto torch = [](const swap::TorchInstall& t) {
-    nlohmann::json out{{"prefix", t.prefix.string()},
-                       {"version", t.version},
-                       {"exported_symbols", t.exports.size()}};
-    out["cxx11_abi"] = t.cxx11_abi ? nlohmann::json(*t.cxx11_abi) : nlohmann::json(nullptr);
-    out["cuda_major"] = t.cuda_major ? nlohmann::json(*t.cuda_major) : nlohmann::json(nullptr);
-    return out;
-  };
-  nlohmann::json dependents = nlohmann::json::array();
-  for (const auto& d : report.dependents) {
-    nlohmann::json reasons = nlohmann::json::array();
-    for (const auto& r : d.reasons) {
-      nlohmann::json reason{{"kind", r.kind}, {"file", r.file}, {"detail", r.detail}};
-      if (!r.symbols.empty()) reason["symbols"] = r.symbols;
-      reasons.push_back(std::move(reason));
-    }
-    dependents.push_back({{"prefix", d.prefix.string()},
-                          {"projects", d.projects},
-                          {"verdict", std::string(swap::verdict_text(d.verdict))},
-                          {"stable_abi", d.stable_abi},
-                          {"elf_files", d.elf_files},
-                          {"torch_imports", d.torch_imports},
-                          {"fixed", d.fixed},
-                          {"reasons", reasons}});
+nlohmann::json torch_json(const swap::TorchInstall& t) {
+  nlohmann::json out{{"prefix", t.prefix.string()},
+                     {"version", t.version},
+                     {"exported_symbols", t.exports.size()}};
+  out["cxx11_abi"] = t.cxx11_abi ? nlohmann::json(*t.cxx11_abi) : nlohmann::json(nullptr);
+  out["cuda_major"] = t.cuda_major ? nlohmann::json(*t.cuda_major) : nlohmann::json(nullptr);
+  return out;
+}
+
+nlohmann::json dependent_json(const swap::DependentResult& d) {
+  nlohmann::json reasons = nlohmann::json::array();
+  for (const auto& r : d.reasons) {
+    nlohmann::json reason{{"kind", r.kind}, {"file", r.file}, {"detail", r.detail}};
+    if (!r.symbols.empty()) reason["symbols"] = r.symbols;
+    reasons.push_back(std::move(reason));
   }
-  return {{"schema_version", 1},
-          {"current", torch(report.current)},
-          {"candidate", torch(report.candidate)},
-          {"dependents", dependents},
-          {"ok", report.ok()}};
+  return {{"prefix", d.prefix.string()},
+          {"projects", d.projects},
+          {"verdict", std::string(swap::verdict_text(d.verdict))},
+          {"stable_abi", d.stable_abi},
+          {"elf_files", d.elf_files},
+          {"torch_imports", d.torch_imports},
+          {"fixed", d.fixed},
+          {"reasons", std::move(reasons)}};
+}
+
+// `value` pretty-printed as a member at `depth` of the document (two spaces a level).
+std::string nested(const nlohmann::json& value, int depth) {
+  std::string text = value.dump(2);
+  const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += indent;  // JSON strings hold no raw newline
+  }
+  return out;
+}
+
+// The report as one JSON object, as nlohmann would pretty-print it (keys in order), written one
+// dependent at a time: with every undefined symbol listed, 200 dependents make ~50 MB of JSON,
+// whose DOM took 4-5 times that in memory.
+void write_json(const swap::SwapcheckReport& report, std::ostream& out) {
+  out << "{\n  \"candidate\": " << nested(torch_json(report.candidate), 1)
+      << ",\n  \"current\": " << nested(torch_json(report.current), 1) << ",\n  \"dependents\": ";
+  if (report.dependents.empty()) {
+    out << "[]";
+  } else {
+    out << "[";
+    for (std::size_t i = 0; i < report.dependents.size(); ++i)
+      out << (i == 0 ? "\n    " : ",\n    ") << nested(dependent_json(report.dependents[i]), 2);
+    out << "\n  ]";
+  }
+  out << ",\n  \"ok\": " << (report.ok() ? "true" : "false") << ",\n  \"schema_version\": 1\n}\n";
 }
 
 void render(const swap::SwapcheckReport& report, bool markdown, std::ostream& out) {
@@ -109,7 +132,7 @@ void render(const swap::SwapcheckReport& report, bool markdown, std::ostream& ou
 void run_swapcheck(const SwapcheckCommand& command, CommandContext& context) {
   const auto result = operations::swapcheck(command.options);
   if (command.format == OutputFormat::json)
-    context.out << std::setw(2) << to_json(result.report) << '\n';  // streamed, not one string
+    write_json(result.report, context.out);
   else
     render(result.report, command.format == OutputFormat::markdown, context.out);
   if (result.failure) throw *result.failure;
