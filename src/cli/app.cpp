@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "core/errors.hpp"
 #include "core/suggest.hpp"
+#include "core/timings.hpp"
 #include "operations/version.hpp"
 
 namespace wheelmod::cli {
@@ -110,7 +111,10 @@ std::string version_text(const operations::BuildInfo& info) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+int run_command(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  std::optional<timings::Scope> setup(std::in_place, "cli");
   CLI::App app{
       "wheelmod: PyTorch wheels into EasyBuild-style prefixes, module files and Stage-1 "
       "easyconfigs.",
@@ -129,6 +133,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   try {
     if (const auto code = parse(app, argc, argv, out, err)) return *code;
+    setup.reset();
     const GlobalOptions global{quiet ? Verbosity::quiet : Verbosity::normal};
     CommandContext context{out, err, global};
     for (auto& command : subcommands) {
@@ -146,6 +151,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                            "this is a bug in wheelmod; please report it with the command line"));
     return static_cast<int>(ExitCode::internal);
   }
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err, StartTimes start) {
+  timings::start_main(start.cpu_before_main_ns, start.static_init_ns);
+  const int code = run_command(argc, argv, out, err);
+  timings::report(err);
+  return code;
 }
 
 }  // namespace wheelmod::cli

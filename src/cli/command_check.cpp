@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/timings.hpp"
 #include "operations/check.hpp"
 
 namespace wheelmod::cli {
@@ -53,6 +54,7 @@ std::string render_text(const prefix::CheckSummary& summary) {
 
 void run_check(const CheckCommand& command, CommandContext& context) {
   const auto result = operations::check(command.options);
+  const timings::Scope phase("output");
   if (result.warning && context.global.verbosity != Verbosity::quiet)
     context.err << "warning: " << *result.warning << '\n';
   if (command.format == OutputFormat::json)

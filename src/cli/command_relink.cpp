@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "operations/relink.hpp"
 
@@ -109,6 +110,7 @@ CommandRunner add_relink_command(CLI::App& app) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
     const auto report = operations::relink(command->options, *reporter);
     const bool dry_run = command->options.dry_run;
+    const timings::Scope phase("output");
     context.out << (command->format == OutputFormat::json ? to_json(report, dry_run).dump(2) + "\n"
                                                           : render_text(report, dry_run));
   };

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/timings.hpp"
 #include "core/unique_fd.hpp"
 #include "elf_image.hpp"
 
@@ -56,12 +57,20 @@ bool is_elf(const std::filesystem::path& file) {
   return fd && has_elf_magic(fd.get());
 }
 
+bool is_elf(int fd) { return has_elf_magic(fd); }
+
 std::optional<DynamicInfo> read_dynamic(const std::filesystem::path& file) {
   const UniqueFd fd = open_for_reading(file);
   if (!fd) throw IoError(file.string(), std::string("cannot open: ") + std::strerror(errno));
-  if (!has_elf_magic(fd.get())) return std::nullopt;
+  return read_dynamic(fd.get(), file);
+}
 
-  const detail::ElfImage image(fd.get(), file);
+std::optional<DynamicInfo> read_dynamic(int fd, const std::filesystem::path& file) {
+  const timings::Scope phase("elf-read");
+  if (!has_elf_magic(fd)) return std::nullopt;
+  timings::count("elf files read");
+
+  const detail::ElfImage image(fd, file);
   DynamicInfo info;
   info.elf_class = image.elf_class();
   info.machine = image.machine();
@@ -81,9 +90,11 @@ std::optional<DynamicInfo> read_dynamic(const std::filesystem::path& file) {
         break;
       case DT_RPATH:
         info.rpath = image.read_string(entry.value);
+        ++info.search_path_entries;
         break;
       case DT_RUNPATH:
         info.runpath = image.read_string(entry.value);
+        ++info.search_path_entries;
         break;
       default:
         break;

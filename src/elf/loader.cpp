@@ -3,6 +3,7 @@
 // prefix of a hundred libraries reads each of them once.
 #include "elf/loader.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,9 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/timings.hpp"
+#include "core/tree_walk.hpp"
+#include "core/unique_fd.hpp"
 #include "loader_model.hpp"
 
 namespace wheelmod::elf {
@@ -24,16 +28,29 @@ class FileSystemObjects final : public ObjectSource {
  public:
   const Probe& probe(const std::string& path) override {
     auto [entry, inserted] = m_probes.try_emplace(path);
-    if (inserted) entry->second = examine(path);
+    if (inserted && directory_exists(path)) entry->second = examine(path, -1);
+    return entry->second;  // a default Probe is `missing`
+  }
+
+  /// probe(path) for a regular file a tree walk has open as `fd` (the path not looked up again).
+  const Probe& probe_open(const std::string& path, int fd) {
+    auto [entry, inserted] = m_probes.try_emplace(path);
+    if (inserted) entry->second = examine(path, fd);
     return entry->second;
   }
 
  private:
-  static Probe examine(const std::string& path) {
+  // With `fd` >= 0 the file is open already: fstat(2) instead of stat(2), and readable, as
+  // access(R_OK) asks, since the open for reading succeeded.
+  static Probe examine(const std::string& path, int fd) {
+    const timings::Scope phase("loader-probe");
+    timings::count("loader probes");
     Probe probe;
     struct stat status {};
     // ld.so goes on searching past a file it cannot open (ENOENT, EACCES).
-    if (::stat(path.c_str(), &status) != 0 || ::access(path.c_str(), R_OK) != 0) return probe;
+    if (fd >= 0 ? ::fstat(fd, &status) != 0
+                : ::stat(path.c_str(), &status) != 0 || ::access(path.c_str(), R_OK) != 0)
+      return probe;
     probe.id = {static_cast<std::uint64_t>(status.st_dev),
                 static_cast<std::uint64_t>(status.st_ino)};
     if (char* real = ::realpath(path.c_str(), nullptr); real != nullptr) {
@@ -46,7 +63,7 @@ class FileSystemObjects final : public ObjectSource {
       return probe;
     }
     try {
-      auto info = read_dynamic(path);
+      auto info = fd >= 0 ? read_dynamic(fd, path) : read_dynamic(path);
       if (!info) {
         probe.kind = ProbeKind::not_elf;
         probe.problem = "invalid ELF header";
@@ -61,8 +78,25 @@ class FileSystemObjects final : public ObjectSource {
     return probe;
   }
 
+  // Whether the directory part of `path` is a directory, asked once per directory: most of
+  // what the search probes lies in hwcap subdirectories that do not exist (glibc-hwcaps/x86-64-v3,
+  // tls/x86_64, ... of every search-path entry), and ld.so does the same, marking each
+  // (directory, subdirectory) of a search path `nonexisting` after one stat (elf/dl-load.c
+  // open_path, `this_dir->status`). A file below a missing directory is missing.
+  bool directory_exists(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) return true;
+    auto [entry, inserted] = m_directories.try_emplace(path.substr(0, slash), true);
+    if (inserted) {
+      struct stat status {};
+      entry->second = ::stat(entry->first.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+    }
+    return entry->second;
+  }
+
   // Node-based: references handed out stay valid while the map grows.
   std::unordered_map<std::string, Probe> m_probes;
+  std::unordered_map<std::string, bool> m_directories;
 };
 
 namespace {
@@ -91,6 +125,7 @@ std::optional<CheckResult> Loader::check(const fs::path& file,
                                          std::span<const std::string> loaded_before) {
   const std::string path =
       file.is_absolute() ? file.string() : (m_environment.working_directory / file).string();
+  const timings::Scope phase("loader-model");
   const Probe& probe = m_objects->probe(path);
   if (probe.kind == ProbeKind::missing)
     throw IoError(file.string(), "cannot open: no such readable file");
@@ -100,25 +135,37 @@ std::optional<CheckResult> Loader::check(const fs::path& file,
 }
 
 std::vector<CheckResult> Loader::check_tree(const fs::path& root) {
+  std::optional<timings::Scope> walk(std::in_place, "tree-walk");
   const fs::path base = root.is_absolute() ? root : m_environment.working_directory / root;
   std::vector<fs::path> files;
   std::vector<fs::path> links;
-  std::error_code error;
-  fs::recursive_directory_iterator entry(base, fs::directory_options::skip_permission_denied,
-                                         error);
+  // Each regular file is opened once, beside its directory: what is no ELF file is passed over
+  // at once (its probe would say not_elf: skipped below), an ELF file is probed through the open
+  // descriptor. Symlinks are probed after the walk, by path, as ld.so would open them.
+  const auto error = walk_tree(
+      base,
+      [&](const TreeEntry& entry) {
+        if (entry.type == TreeEntryType::symlink) {
+          links.emplace_back(entry.path());
+          return;
+        }
+        if (entry.type != TreeEntryType::regular || is_text_by_name(entry.name)) return;
+        const std::string name(entry.name);
+        const UniqueFd fd(
+            ::openat(entry.directory_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+        if (!fd) return;  // unreadable: a missing probe, skipped below
+        if (!is_elf(fd.get())) return;
+        std::string path = entry.path();
+        m_objects->probe_open(path, fd.get());
+        files.emplace_back(std::move(path));
+      },
+      TreeWalkOptions{.skip_permission_denied = true});
   if (error) throw IoError(root.string(), "cannot list: " + error.message());
-  for (; entry != fs::recursive_directory_iterator(); entry.increment(error)) {
-    if (error) throw IoError(root.string(), "cannot list: " + error.message());
-    const auto status = entry->symlink_status(error);
-    if (error) continue;  // vanished while listing
-    if (fs::is_symlink(status))
-      links.push_back(entry->path());
-    else if (fs::is_regular_file(status) && !is_text_by_name(entry->path().filename().string()))
-      files.push_back(entry->path());
-  }
   std::sort(files.begin(), files.end());
   std::sort(links.begin(), links.end());
   files.insert(files.end(), links.begin(), links.end());  // real paths win over links
+  walk.reset();
+  const timings::Scope model("loader-model");
 
   std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
   std::vector<CheckResult> results;

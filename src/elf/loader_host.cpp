@@ -3,15 +3,23 @@
 // (glibc >= 2.33), `ld.so --list-diagnostics` the values of $LIB and
 // $PLATFORM (dl_dst_lib, dl_platform). Asking beats hard-coding: Debian
 // builds glibc with multiarch directories, RHEL with /lib64.
+#include <fcntl.h>
 #include <link.h>
+#include <spawn.h>
+#include <unistd.h>
 
 #include <array>
-#include <cstdio>
+#include <cerrno>
 #include <cstdlib>
-#include <memory>
+#include <tuple>
+#include <utility>
 
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
+#include "core/timings.hpp"
+#include "core/unique_fd.hpp"
 #include "elf/loader.hpp"
 
 namespace wheelmod::elf {
@@ -66,21 +74,64 @@ std::optional<std::string> diagnostic(std::string_view text, std::string_view ke
   return std::nullopt;
 }
 
-std::string run_and_read(const std::string& command) {
-  const std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  std::string out;
-  if (!pipe) return out;
-  std::array<char, 4096> buffer{};
-  std::size_t got = 0;
-  while ((got = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0)
-    out.append(buffer.data(), got);
-  return out;
-}
+// `interpreter OPTION` started with its stdout in a memory file (memfd_create(2)) and stderr on
+// /dev/null, as `ld.so OPTION 2>/dev/null` in a shell but without the shell (one exec, not two).
+// A memory file, not a pipe: --list-diagnostics writes 200-odd lines one write(2) each, and a
+// pipe would wake the reader for every one.
+class LdSoRun {
+ public:
+  LdSoRun(const std::string& interpreter, const char* option)
+      : m_out(::memfd_create("wheelmod-ld.so", MFD_CLOEXEC)) {
+    if (!m_out) return;
+    posix_spawn_file_actions_t actions{};
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, m_out.get(), STDOUT_FILENO);
+    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    std::array<char*, 3> argv{const_cast<char*>(interpreter.c_str()), const_cast<char*>(option),
+                              nullptr};
+    if (::posix_spawn(&m_pid, interpreter.c_str(), &actions, nullptr, argv.data(), environ) != 0)
+      m_pid = -1;
+    ::posix_spawn_file_actions_destroy(&actions);
+  }
+  ~LdSoRun() { (void)wait(); }
+  LdSoRun(const LdSoRun&) = delete;
+  LdSoRun& operator=(const LdSoRun&) = delete;
 
-std::string shell_quoted(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
+  // Waits for the program to end; what it wrote on stdout ("" when it could not start).
+  std::string output() {
+    if (!wait()) return {};
+    std::string text;
+    std::array<char, 8192> buffer{};
+    for (off_t at = 0;;) {
+      const ssize_t got = ::pread(m_out.get(), buffer.data(), buffer.size(), at);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;  // the end (or an error: what came is kept, as fread did)
+      text.append(buffer.data(), static_cast<std::size_t>(got));
+      at += got;
+    }
+    return text;
+  }
+
+ private:
+  bool wait() {
+    if (m_pid <= 0) return false;
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = 0;
+    return true;
+  }
+
+  UniqueFd m_out;
+  pid_t m_pid = -1;
+};
+
+// `interpreter --help` and `interpreter --list-diagnostics`, run side by side (each takes about
+// a millisecond, mostly exec): what each wrote on stdout, "" for one that could not run.
+std::pair<std::string, std::string> ask_ld_so(const std::string& interpreter) {
+  LdSoRun help(interpreter, "--help");
+  LdSoRun diagnostics(interpreter, "--list-diagnostics");
+  return {help.output(), diagnostics.output()};
 }
 
 // This program's PT_INTERP, read from its mapped program headers (the
@@ -152,13 +203,11 @@ LoaderEnvironment environment_from_ld_so(std::string_view help, std::string_view
 }
 
 LoaderEnvironment host_environment(LdLibraryPath ld_library_path) {
+  std::optional<timings::Scope> phase(std::in_place, "ld.so-host");
   const std::string interpreter = own_interpreter();
   std::string help;
   std::string diagnostics;
-  if (!interpreter.empty()) {
-    help = run_and_read(shell_quoted(interpreter) + " --help 2>/dev/null");
-    diagnostics = run_and_read(shell_quoted(interpreter) + " --list-diagnostics 2>/dev/null");
-  }
+  if (!interpreter.empty()) std::tie(help, diagnostics) = ask_ld_so(interpreter);
   LoaderEnvironment environment = environment_from_ld_so(help, diagnostics);
   environment.interpreter = interpreter;
   if (environment.system_dirs.empty()) {
@@ -169,6 +218,7 @@ LoaderEnvironment host_environment(LdLibraryPath ld_library_path) {
     const auto at_platform = ::getauxval(AT_PLATFORM);
     if (at_platform != 0) environment.platform = reinterpret_cast<const char*>(at_platform);
   }
+  phase.emplace("ld.so.cache");
   const std::filesystem::path cache_file = "/etc/ld.so.cache";
   std::error_code ignored;
   if (std::filesystem::exists(cache_file, ignored))

@@ -1,5 +1,6 @@
 #include "operations/check.hpp"
 
+#include "core/timings.hpp"
 #include "prefix/provenance.hpp"
 
 namespace wheelmod::operations {
@@ -11,6 +12,7 @@ CheckResult check(const CheckOptions& options) {
   // Without --allow: the software path the installation was relinked at, as its provenance
   // records it (a prefix wheelmod did not make has none: only the system is expected then).
   if (options.allowed.empty()) {
+    const timings::Scope phase("settings");
     try {
       const auto provenance = prefix::read_provenance(options.prefix);
       if (!provenance.software_path.empty())

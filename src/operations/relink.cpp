@@ -1,5 +1,8 @@
 #include "operations/relink.hpp"
 
+#include <optional>
+
+#include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "operations/selection.hpp"
 #include "operations/site.hpp"
@@ -13,6 +16,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   // against (prefix/provenance.hpp); a prefix wheelmod did not make needs --toolchain.
   std::string toolchain = options.toolchain;
   auto modules = options.modules;
+  std::optional<timings::Scope> phase(std::in_place, "settings");
   std::string software = site_settings(options.eb_installpath).software.value;
   if (toolchain.empty()) {
     const auto provenance = prefix::read_provenance(options.prefix);
@@ -21,6 +25,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
     if (options.eb_installpath.empty() && !provenance.software_path.empty())
       software = provenance.software_path;
   }
+  phase.reset();
   const auto config = load_site_config(options.config_dir, toolchain);
   relink.generation = &find_generation(
       config, toolchain, "give the toolchain the prefix was installed for, e.g. foss-2024a");

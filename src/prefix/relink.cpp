@@ -1,13 +1,21 @@
 #include "prefix/relink.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <map>
 #include <set>
 #include <string_view>
 #include <system_error>
 
+#include <sys/stat.h>
+
 #include "core/errors.hpp"
+#include "core/timings.hpp"
+#include "core/tree_walk.hpp"
+#include "core/unique_fd.hpp"
 #include "elf/elf_file.hpp"
 #include "prefix/staging.hpp"
 
@@ -21,8 +29,7 @@ namespace {
 // (mkstemp) beside NAME and renames it over NAME; SIGKILL before the rename
 // leaves the copy, often cut short. It is no library of the prefix: walking
 // it as one made every later relink fail on a "broken ELF file".
-bool is_edit_leftover(const fs::path& file) {
-  const std::string name = file.filename().string();
+bool is_edit_leftover(int directory_fd, std::string_view name) {
   constexpr std::string_view marker = ".wheelmod-";
   constexpr std::size_t random = 6;  // mkstemp's XXXXXX
   if (name.size() < 2 + marker.size() + random || name.front() != '.') return false;
@@ -31,18 +38,77 @@ bool is_edit_leftover(const fs::path& file) {
   if (!std::all_of(name.end() - random, name.end(),
                    [](unsigned char c) { return std::isalnum(c) != 0; }))
     return false;
-  std::error_code error;
-  return fs::exists(file.parent_path() / name.substr(1, stem_end - 1), error);
+  // NAME itself, as fs::exists would see it (symlinks followed).
+  struct stat status {};
+  const std::string stem(name.substr(1, stem_end - 1));
+  return ::fstatat(directory_fd, stem.c_str(), &status, 0) == 0;
 }
 
-std::vector<fs::path> edit_leftovers(const fs::path& prefix) {
-  std::vector<fs::path> found;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(prefix, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error))
-    if (!it->is_symlink(error) && it->is_regular_file(error) && is_edit_leftover(it->path()))
-      found.push_back(it->path());
+// One ELF file of the prefix: its dynamic facts, read while the walk had it open, or what
+// reading them threw (rethrown in path order, as when each file was read after the walk).
+struct ElfFile {
+  fs::path path;
+  std::optional<elf::DynamicInfo> info;
+  std::exception_ptr error;
+};
+
+struct PrefixFiles {
+  std::vector<ElfFile> elf;         // in path order
+  std::vector<fs::path> leftovers;  // a killed relink's copies
+};
+
+// One walk of the prefix: regular files that are neither a killed edit's copy nor text by name
+// (elf::is_text_by_name) are opened once, beside their directory (openat), to see the ELF magic
+// and, with `read_info`, the dynamic section. A torch-shaped prefix holds ~8,000 files of which
+// ~150 are opened and 6 are ELF: no file is stat(2)ed, and the 50-600 MiB libraries are read
+// only where their headers and dynamic strings lie.
+PrefixFiles scan_prefix(const fs::path& prefix, bool read_info) {
+  const timings::Scope phase("tree-walk");
+  PrefixFiles found;
+  const auto error = walk_tree(prefix, [&](const TreeEntry& entry) {
+    if (entry.type != TreeEntryType::regular) return;
+    if (is_edit_leftover(entry.directory_fd, entry.name)) {
+      found.leftovers.emplace_back(entry.path());
+      return;
+    }
+    if (elf::is_text_by_name(entry.name)) return;
+    // O_NONBLOCK as in elf::is_elf: a FIFO swapped in meanwhile must not hang the open. A file
+    // that cannot be opened is no ELF file of the prefix (is_elf says false).
+    const std::string name(entry.name);
+    const UniqueFd fd(
+        ::openat(entry.directory_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) return;
+    ElfFile file{.path = entry.path(), .info = std::nullopt, .error = nullptr};
+    if (!read_info) {
+      if (!elf::is_elf(fd.get())) return;
+    } else {
+      try {
+        file.info = elf::read_dynamic(fd.get(), file.path);
+        if (!file.info) return;
+      } catch (const Error&) {
+        file.error = std::current_exception();
+      }
+    }
+    found.elf.push_back(std::move(file));
+  });
+  if (error) throw IoError(prefix.string(), "cannot walk the directory: " + error.message());
+  std::ranges::sort(found.elf, {}, &ElfFile::path);
   return found;
+}
+
+// The edit set_search_path would report as `unchanged`, known from the walk's read: the file's
+// one search-path entry already has `value` under `tag` (search_path_editor.cpp returns before
+// writing anything then). nullopt: ask set_search_path.
+std::optional<elf::SearchPathEdit> already_set(const elf::DynamicInfo& info,
+                                               const std::string& value, elf::SearchPathTag tag) {
+  if (info.search_path_entries != 1) return std::nullopt;
+  const auto& current = tag == elf::SearchPathTag::rpath ? info.rpath : info.runpath;
+  if (!current || *current != value) return std::nullopt;
+  return elf::SearchPathEdit{.old_value = current,
+                             .old_tag = tag,
+                             .new_value = value,
+                             .new_tag = tag,
+                             .method = elf::EditMethod::unchanged};
 }
 
 }  // namespace
@@ -68,16 +134,7 @@ fs::path find_site_packages(const fs::path& prefix) {
 
 std::vector<fs::path> elf_files(const fs::path& prefix) {
   std::vector<fs::path> files;
-  std::error_code error;
-  for (auto it = fs::recursive_directory_iterator(prefix, error);
-       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_symlink(error) || !it->is_regular_file(error)) continue;
-    if (is_edit_leftover(it->path())) continue;
-    if (elf::is_text_by_name(it->path().filename().string())) continue;
-    if (elf::is_elf(it->path())) files.push_back(it->path());
-  }
-  if (error) throw IoError(prefix.string(), "cannot walk the directory: " + error.message());
-  std::ranges::sort(files);
+  for (auto& file : scan_prefix(prefix, false).elf) files.push_back(std::move(file.path));
   return files;
 }
 
@@ -94,20 +151,25 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
   auto target = prefix;
   if (target.filename().empty()) target = target.parent_path();  // "p/"
   if (std::error_code error;
-      !options.dry_run && !options.staging && fs::is_directory(target, error))
+      !options.dry_run && !options.staging && fs::is_directory(target, error)) {
+    const timings::Scope phase("lock");
     lock = lock_prefix(target, [&](const std::string& line) { reporter.on_warning(line); });
+  }
   const fs::path site_packages = find_site_packages(prefix);
   RelinkReport report{.prefix = prefix, .elf_files = 0, .files = {}};
 
   // First plan everything: a prefix is either relinked completely or not at all.
   std::map<std::string, std::vector<std::string>> unmapped;  // package -> files
-  for (const auto& file : elf_files(prefix)) {
+  const auto scanned = scan_prefix(prefix, true);
+  std::vector<const elf::DynamicInfo*> infos;  // of report.files, in step
+  for (const auto& [file, info, read_error] : scanned.elf) {
     ++report.elf_files;
-    const auto info = elf::read_dynamic(file);
+    if (read_error) std::rethrow_exception(read_error);
     if (!info) continue;
     const auto& current = info->rpath ? info->rpath : info->runpath;
     const easybuild::FileLocation location{
         .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
+    const timings::Scope phase("plan");
     auto plan = easybuild::plan_search_path(current, location, *options.generation, options.modules,
                                             options.locator, info->needed);
     if (!current && plan.entries.empty()) continue;  // nothing to map, nothing to add
@@ -116,6 +178,7 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
         unmapped[entry.provider].push_back(file.lexically_relative(prefix).string());
     report.files.push_back(
         FileRelink{.file = file.lexically_relative(prefix), .plan = std::move(plan), .edit = {}});
+    infos.push_back(&*info);
   }
   if (!unmapped.empty()) {
     CheckFailedError error(prefix.string(),
@@ -135,7 +198,7 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
   // the prefix meanwhile: relink runs once per prefix, install on a private
   // staging directory).
   if (!options.dry_run)
-    for (const auto& leftover : edit_leftovers(prefix)) {
+    for (const auto& leftover : scanned.leftovers) {
       std::error_code error;
       if (!fs::remove(leftover, error) && error)
         throw IoError(leftover.string(),
@@ -144,11 +207,20 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
 
   // Each edit takes microseconds (patchelf, when a path must grow, up to
   // seconds): no progress bar, a warning-free finish.
-  for (auto& file : report.files)
+  // A file whose path is already the planned one is not opened again (a relink with nothing to
+  // change reads each file once).
+  const timings::Scope phase("writes");
+  for (std::size_t i = 0; i < report.files.size(); ++i) {
+    auto& file = report.files[i];
+    if (auto unchanged = already_set(*infos[i], file.plan.new_value, options.tag)) {
+      file.edit = std::move(*unchanged);
+      continue;
+    }
     file.edit = elf::set_search_path(
         prefix / file.file, file.plan.new_value, options.tag,
         elf::EditOptions{
             .patchelf = options.patchelf, .dry_run = options.dry_run, .unmapped = options.staging});
+  }
 
   return report;
 }

@@ -29,8 +29,10 @@ const fs::path k_fixtures = fs::path(WHEELMOD_TEST_DATA_DIR) / "config";
 
 using wheelmod::test::TempDir;
 
+// Parsed from the YAML, not the tables built at build time: the tests below are of the parser
+// (the build-time tables are compared with it in their own test).
 const SiteConfig& shipped() {
-  static const SiteConfig config = SiteConfig::load(k_shipped);
+  static const SiteConfig config = SiteConfig::load_from_yaml(k_shipped, std::nullopt, "");
   return config;
 }
 
@@ -130,13 +132,47 @@ TEST_CASE("SiteConfig::load_for_toolchain gives that toolchain's generation whol
   // generations keep their toolchains (for the messages) but not their packages.
   for (const auto& name : shipped().toolchain_names()) {
     CAPTURE(name);
-    const auto one = SiteConfig::load_for_toolchain(k_shipped, std::nullopt, name);
+    const auto one = SiteConfig::load_from_yaml(k_shipped, std::nullopt, name);
     CHECK(generation_of(one, name) == generation_of(shipped(), name));
     CHECK(one.toolchain_names() == shipped().toolchain_names());
   }
   // An unknown toolchain, or a site that adds toolchains, reads everything.
-  CHECK(SiteConfig::load_for_toolchain(k_shipped, std::nullopt, "nosuch-1").generations() ==
+  CHECK(SiteConfig::load_from_yaml(k_shipped, std::nullopt, "nosuch-1").generations() ==
         shipped().generations());
+}
+
+TEST_CASE("SiteConfig::load_for_toolchain takes the build's tables only for the same bytes",
+          "[easybuild][config]") {
+  // The tables parsed at build time are what the YAML gives, for every toolchain (only its
+  // generation's packages), none (all of them) and an unknown one (all of them).
+  auto toolchains = shipped().toolchain_names();
+  toolchains.insert(toolchains.end(), {"", "nosuch-1"});
+  for (const auto& name : toolchains) {
+    CAPTURE(name);
+    CHECK(SiteConfig::load_for_toolchain(k_shipped, std::nullopt, name).generations() ==
+          SiteConfig::load_from_yaml(k_shipped, std::nullopt, name).generations());
+  }
+  CHECK(SiteConfig::load(k_shipped).generations() == shipped().generations());
+
+  // An installation whose files differ from the build's by a byte is read from its YAML.
+  TempDir temp;
+  const auto copy = temp.path() / "config";
+  fs::create_directories(copy);
+  for (const auto* file : {"toolchains.yaml", "eb-dependencies.yaml"})
+    fs::copy_file(k_shipped / file, copy / file);
+  std::string text = wheelmod::read_file(copy / "toolchains.yaml");
+  const std::string from = "python: {version: '3.12.3'";
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), "python: {version: '3.12.9'");
+  std::ofstream(copy / "toolchains.yaml", std::ios::trunc) << text;
+  const auto edited = SiteConfig::load_for_toolchain(copy, std::nullopt, "foss-2024a");
+  CHECK(generation_of(edited, "foss-2024a").python.version == "3.12.9");
+  CHECK(edited.generations() ==
+        SiteConfig::load_from_yaml(copy, std::nullopt, "foss-2024a").generations());
+  // A site directory is merged over the YAML, never over the build's tables.
+  CHECK(SiteConfig::load_for_toolchain(k_shipped, temp.path(), "foss-2024a").generations() ==
+        SiteConfig::load_from_yaml(k_shipped, temp.path(), "foss-2024a").generations());
 }
 
 TEST_CASE("SiteConfig::find_generation matches exact --toolchain values only",

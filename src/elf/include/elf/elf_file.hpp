@@ -2,6 +2,7 @@
 // and search paths (DT_RPATH / DT_RUNPATH). Read with libelf (elfutils), kept out of this header.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -28,10 +29,16 @@ struct DynamicInfo {
   std::vector<std::string> needed;         // DT_NEEDED, in order
   std::optional<std::string> rpath;        // DT_RPATH as written ("$ORIGIN/../lib:/opt/x")
   std::optional<std::string> runpath;      // DT_RUNPATH as written
+  /// DT_RPATH plus DT_RUNPATH entries: with exactly one, `rpath` or `runpath` is the whole of the
+  /// file's search path (set_search_path's "unchanged" test, without opening the file again).
+  std::size_t search_path_entries = 0;
 };
 
 /// True when the file starts with the ELF magic; false for anything unreadable or too short.
 bool is_elf(const std::filesystem::path& file);
+
+/// The same for the file open as `fd`: a regular file whose first bytes are the ELF magic.
+bool is_elf(int fd);
 
 /// Whether a file's name says it is Python source or bytecode, a header, or a text or image
 /// format: nothing a loader maps. Tree walks (check, relink, swapcheck) pass such files over
@@ -43,6 +50,10 @@ bool is_text_by_name(std::string_view filename);
 /// PT_DYNAMIC. Throws IoError (exit 4) naming the file when it cannot be read or its ELF
 /// structures are broken (truncated, offsets outside the file).
 std::optional<DynamicInfo> read_dynamic(const std::filesystem::path& file);
+
+/// The same for the file open as `fd` (read with pread(2); the descriptor's offset is untouched);
+/// `file` names it in errors. For tree walks, which open each file once to look for the magic.
+std::optional<DynamicInfo> read_dynamic(int fd, const std::filesystem::path& file);
 
 /// Splits a search path at ':'; an empty entry (ld.so: the current directory) is kept as "".
 std::vector<std::string> split_search_path(const std::string& value);
