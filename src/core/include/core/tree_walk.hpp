@@ -1,4 +1,4 @@
-// A directory tree listed the way `find` lists it: one open and one readdir(3) pass per
+// A directory tree listed the way `find` lists it: one open and one getdents64(2) pass per
 // directory, entry types from the directory entries themselves (d_type), no stat(2) per file and
 // no std::filesystem::path per entry. relink and check walk installation prefixes of ~8,000
 // files (a torch wheel's Python sources and headers) to find a handful of libraries; with
@@ -32,11 +32,11 @@ struct TreeWalkOptions {
 };
 
 /// Calls `visit` for every entry below `root` (not `root` itself; "." and ".." never), each
-/// directory's entries before its subdirectories' and in readdir order: callers that need an
-/// order sort. Subdirectories are entered (symlinks to directories are not: no loops). An entry
-/// that vanishes while listed is reported as `other`. Returns the first error that stops the walk
-/// (root not a readable directory, a subdirectory that cannot be opened or read); the entries
-/// visited until then were visited.
+/// directory's entries before its subdirectories' and in the order the kernel lists them: callers
+/// that need an order sort. Subdirectories are entered (symlinks to directories are not: no loops).
+/// An entry that vanishes while listed is reported as `other`. Returns the first error that stops
+/// the walk (root not a readable directory, a subdirectory that cannot be opened or read); the
+/// entries visited until then were visited.
 std::error_code walk_tree(const std::filesystem::path& root,
                           const std::function<void(const TreeEntry&)>& visit,
                           const TreeWalkOptions& options = {});
