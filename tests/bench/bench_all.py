@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every benchmark in one command, and the summary table in README.md.
 
-Runs the drivers one after another (index, fetch, install, mirror,
-swapcheck), each with --summary-json into the summary directory, then
+Runs the drivers one after another (index, fetch, install, small_commands,
+mirror, swapcheck), each with --summary-json into the summary directory, then
 rewrites the block between `<!-- bench-summary:begin -->` and
 `<!-- bench-summary:end -->` in tests/bench/README.md from every summary
 found there: a slopes table (how each operation's cost grows), then a table
@@ -36,12 +36,13 @@ from bench_support import fmt_value, machine_facts
 
 HERE = Path(__file__).resolve().parent
 K_BEGIN, K_END = "<!-- bench-summary:begin -->", "<!-- bench-summary:end -->"
-K_ORDER = ("index", "fetch", "install", "mirror", "swapcheck")
+K_ORDER = ("index", "fetch", "install", "small_commands", "mirror", "swapcheck")
 K_DRIVERS = {"index": "bench_index_parse.py", "fetch": "bench_fetch.py",
              "install": "bench_install.py", "mirror": "bench_mirror.py",
-             "swapcheck": "bench_swapcheck.py"}
+             "small_commands": "bench_small_commands.py", "swapcheck": "bench_swapcheck.py"}
 K_TITLES = {"index": "Index pages (`bench_index`)", "fetch": "Downloads (`bench_fetch`)",
             "install": "Installs and relinks (`bench_install`)",
+            "small_commands": "Small commands (`bench_small_commands`)",
             "mirror": "Mirrors (`bench_mirror`)", "swapcheck": "Swap checks (`bench_swapcheck`)"}
 # --quick: small sizes and one or two rounds, to see the pipeline work end
 # to end (about 4 minutes for index, fetch, mirror and swapcheck on 2 cores);
@@ -49,6 +50,7 @@ K_TITLES = {"index": "Index pages (`bench_index`)", "fetch": "Downloads (`bench_
 K_QUICK = {"index": ["--sizes", "2000,8000,32000", "--rounds", "1", "--memory-links", "100000"],
            "fetch": ["--sizes", "16M,64M,256M", "--runs", "2"],
            "install": ["--runs", "1", "--scales", "0.0125,0.025,0.05"],
+           "small_commands": ["--scale", "0.05", "--sizes", "1,4", "--runs", "2"],
            "mirror": ["--sizes", "1,2,4", "--runs", "1", "--scale", "0.2"],
            "swapcheck": ["--sizes", "5,10,20", "--torch-symbols", "2000", "--runs", "1"]}
 # --smoke (CTest bench.all_smoke): two drivers' smoke runs, rendered into a
@@ -92,6 +94,9 @@ def driver_args(name, args, help_text=""):
                     "--wheel-cache", str(work / "wheels")],
         "mirror": ["--wheelmod", wheelmod, "--nginx", args.nginx, "--python", args.python,
                    "--work-dir", str(work)],
+        "small_commands": ["--wheelmod", wheelmod,
+                           "--sample", str(build / "index-mirrors" / "sample"),
+                           "--work-dir", str(work), "--wheel-cache", str(work / "wheels")],
         "swapcheck": ["--wheelmod", wheelmod, "--work-dir", str(work)],
     }[name] + common
     floor = build / "tests" / "bench" / "bench_unpack_floor"
