@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace wheelmod::timings {
@@ -66,17 +65,9 @@ bool& enabled_flag() {
   return s_enabled;
 }
 
-// The thread that records: the first to ask (main, before any other thread starts). Other
-// threads (install relinks libraries on its unpacking threads) record nothing, so that the
-// phases stay those of one thread and the state needs no lock.
-bool on_recording_thread() {
-  static const std::thread::id s_owner = std::this_thread::get_id();
-  return std::this_thread::get_id() == s_owner;
-}
-
 }  // namespace
 
-bool enabled() { return enabled_flag() && on_recording_thread(); }
+bool enabled() { return enabled_flag(); }
 
 void set_enabled(bool on) {
   enabled_flag() = on;

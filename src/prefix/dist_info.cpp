@@ -40,8 +40,6 @@ void write_text(const fs::path& path, std::string_view text) {
   }
 }
 
-}  // namespace
-
 pep::RecordEntry record_entry(const fs::path& file, std::string relative) {
   const auto digest = hash::sha256_file(file);
   return pep::RecordEntry{
@@ -50,8 +48,6 @@ pep::RecordEntry record_entry(const fs::path& file, std::string relative) {
                               .digest = {digest.sha256.begin(), digest.sha256.end()}},
       .size = digest.size};
 }
-
-namespace {
 
 // Hashes `files` (site-packages-relative) on one thread per core, largest
 // first: relinked libraries are hundreds of MB each, and the .pyc files of
@@ -197,19 +193,13 @@ void remove_from_record(const fs::path& prefix, const fs::path& dist_info,
 void add_to_record(const fs::path& prefix, const fs::path& dist_info, const fs::path& site_packages,
                    const std::vector<std::string>& files) {
   if (files.empty()) return;
-  add_rows_to_record(prefix, dist_info, site_packages, record_entries(site_packages, files));
-}
-
-void add_rows_to_record(const fs::path& prefix, const fs::path& dist_info,
-                        const fs::path& site_packages, std::vector<pep::RecordEntry> rows) {
-  if (rows.empty()) return;
   const fs::path directory = prefix / dist_info;
   const auto relative_dist = directory.lexically_relative(site_packages).generic_string();
   auto entries = read_record(directory / "RECORD");
   // Thousands of .pyc rows against thousands of RECORD rows: by name.
   std::unordered_map<std::string, std::size_t> row_of;
   for (std::size_t i = 0; i < entries.size(); ++i) row_of.emplace(entries[i].path, i);
-  for (auto& entry : rows) {
+  for (auto& entry : record_entries(site_packages, files)) {
     if (const auto it = row_of.find(entry.path); it != row_of.end()) {
       entries[it->second] = std::move(entry);
     } else {

@@ -50,12 +50,4 @@ void add_to_record(const std::filesystem::path& prefix, const std::filesystem::p
                    const std::filesystem::path& site_packages,
                    const std::vector<std::string>& files);
 
-/// The same with rows whose hash is known already (record_entry), replacing those of their paths.
-void add_rows_to_record(const std::filesystem::path& prefix, const std::filesystem::path& dist_info,
-                        const std::filesystem::path& site_packages,
-                        std::vector<pep::RecordEntry> rows);
-
-/// The RECORD row of `file`, named `relative`: its sha256 and size, read now. Throws IoError.
-pep::RecordEntry record_entry(const std::filesystem::path& file, std::string relative);
-
 }  // namespace wheelmod::prefix

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 
@@ -11,7 +10,6 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "dist_info.hpp"
-#include "elf/elf_file.hpp"
 #include "pep/wheel_filename.hpp"
 
 namespace wheelmod::prefix {
@@ -29,85 +27,16 @@ std::map<std::string, fs::path> owners(const std::vector<wheel::InstalledWheel>&
   return out;
 }
 
-// Appends each file to its owner's RECORD (rows are replaced when present); `hashed` are rows
-// whose hash is known already.
+// Appends each file to its owner's RECORD (rows are replaced when present).
 void update_records(const fs::path& root, const fs::path& site_packages,
                     const std::map<std::string, fs::path>& owned,
-                    const std::vector<std::string>& files,
-                    std::vector<pep::RecordEntry> hashed = {}) {
+                    const std::vector<std::string>& files) {
   std::map<fs::path, std::vector<std::string>> by_dist;
-  std::map<fs::path, std::vector<pep::RecordEntry>> rows_by_dist;
   for (const auto& file : files) {
     if (const auto it = owned.find(file); it != owned.end()) by_dist[it->second].push_back(file);
   }
-  for (auto& row : hashed) {
-    if (const auto it = owned.find(row.path); it != owned.end())
-      rows_by_dist[it->second].push_back(std::move(row));
-  }
   for (const auto& [dist_info, list] : by_dist) add_to_record(root, dist_info, site_packages, list);
-  for (auto& [dist_info, rows] : rows_by_dist)
-    add_rows_to_record(root, dist_info, site_packages, std::move(rows));
 }
-
-// Relinks each library of the staging prefix as soon as it is unpacked, on the thread that wrote
-// it, and hashes its new bytes for RECORD there (relink_file). The largest library is unpacked
-// first: its relink and re-hash (600 MiB of SHA-256 for torch) then run beside the rest of the
-// unpacking, where they followed all of it. relink_prefix plans each file again once all are
-// there, and keeps the edit, and this hash, only where its plan is the same.
-class EarlyRelinker {
- public:
-  EarlyRelinker(fs::path root, fs::path site_packages, RelinkOptions options)
-      : m_root(std::move(root)), m_site(std::move(site_packages)), m_options(std::move(options)) {
-    m_options.staging = true;
-  }
-
-  [[nodiscard]] static bool wants(const fs::path& file) {
-    return !elf::is_text_by_name(file.filename().string());
-  }
-
-  void take(const fs::path& file) {
-    auto row = relink_file(m_root, m_site, file, m_options);
-    std::optional<pep::RecordEntry> hashed;
-    if (row && row->edit.method != elf::EditMethod::unchanged) {
-      try {
-        hashed = record_entry(file, file.lexically_relative(m_site).generic_string());
-      } catch (const Error&) {  // hashed again after the relink, and any failure reported then
-      }
-    }
-    const std::lock_guard lock(m_mutex);
-    // A later wheel's file at the same path replaces an earlier one's: the last word stands.
-    const auto relative = file.lexically_relative(m_root);
-    if (row)
-      m_done.insert_or_assign(relative, std::move(*row));
-    else
-      m_done.erase(relative);
-    if (hashed)
-      m_hashed.insert_or_assign(relative, std::move(*hashed));
-    else
-      m_hashed.erase(relative);
-  }
-
-  /// Once unpacking is over (no thread takes files any more).
-  [[nodiscard]] const RelinkedFiles& done() const { return m_done; }
-
-  /// The RECORD row of a relinked file, when relink_prefix kept the edit made here.
-  [[nodiscard]] std::optional<pep::RecordEntry> hashed(const FileRelink& relinked) const {
-    const auto done = m_done.find(relinked.file);
-    const auto row = m_hashed.find(relinked.file);
-    if (done == m_done.end() || row == m_hashed.end() ||
-        done->second.plan.new_value != relinked.plan.new_value)
-      return std::nullopt;
-    return row->second;
-  }
-
- private:
-  fs::path m_root;
-  fs::path m_site;
-  RelinkOptions m_options;
-  std::mutex m_mutex;
-  RelinkedFiles m_done;                           // prefix-relative path -> the edit made
-  std::map<fs::path, pep::RecordEntry> m_hashed;  // prefix-relative path -> its new row
-};
 
 // The wheels in the order they are unpacked: those of `winners` last, so that where two ship one
 // path their file is the one on disk.
@@ -187,29 +116,17 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
   // Sources are compiled as they are written, beside the unpacking (declared after the staging
   // directory: on failure its workers are killed before the tree is removed).
   std::optional<ByteCompiler> compiler;
-  if (request.python_exe)
+  auto wheel_options = request.wheel_options;
+  if (request.python_exe) {
     // --threads, else the CPUs this process may use (affinity, cgroup quota), never more.
     compiler.emplace(*request.python_exe, request.python_version, site,
                      staging.target() / site.lexically_relative(staging.dir()),
                      threads_or_usable(request.wheel_options.threads));
-  std::optional<EarlyRelinker> early;
-  if (request.relink) early.emplace(staging.dir(), site, *request.relink);
-  const bool compiling = compiler && compiler->running();
-  const auto compiles = [&](const fs::path& file) { return compiling && compiler->wants(file); };
-  auto wheel_options = request.wheel_options;
-  if (compiling || early)
-    wheel_options.written_files = {
-        .wants =
-            [&](const fs::path& file) { return compiles(file) || (early && early->wants(file)); },
-        .take =
-            [&](const fs::path& file, std::uint64_t size) {
-              if (compiles(file))
-                compiler->add(file, size);
-              else
-                early->take(file);
-            },
-        // Sources first, for the compilers; libraries keep their place by size.
-        .early = compiles};
+    if (compiler->running())
+      wheel_options.written_files = {
+          .wants = [&](const fs::path& file) { return compiler->wants(file); },
+          .take = [&](const fs::path& file, std::uint64_t size) { compiler->add(file, size); }};
+  }
   for (const auto& file : unpack_order(request.wheels, request.clash_winners))
     result.wheels.push_back(wheel::install_wheel(file, scheme, wheel_options, reporter));
   settle_file_owners(result.wheels, staging.dir(), site, request.clash_winners, reporter);
@@ -224,23 +141,17 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
   if (request.relink) {
     auto relink = *request.relink;
     relink.staging = true;  // nothing outside this install has the staged files mapped
-    result.relink = relink_prefix(staging.dir(), relink, reporter, early->done());
-    // Relinked libraries have new bytes: their RECORD rows must say so. Most were hashed as they
-    // were relinked (EarlyRelinker); the rest are hashed beside the check.
+    result.relink = relink_prefix(staging.dir(), relink, reporter);
+    // Relinked libraries have new bytes: their RECORD rows must say so.
     std::vector<std::string> changed;
-    std::vector<pep::RecordEntry> hashed;
-    for (const auto& file : result.relink->files) {
-      if (file.edit.method == elf::EditMethod::unchanged) continue;
-      if (auto row = early->hashed(file))
-        hashed.push_back(std::move(*row));
-      else
+    for (const auto& file : result.relink->files)
+      if (file.edit.method != elf::EditMethod::unchanged)
         changed.push_back(
             file.file.lexically_relative(site.lexically_relative(staging.dir())).generic_string());
-    }
-    rehashed = std::async(std::launch::async,
-                          [&, changed = std::move(changed), hashed = std::move(hashed)]() mutable {
-                            update_records(staging.dir(), site, owned, changed, std::move(hashed));
-                          });
+    // Re-hashing the relinked libraries (a GiB for torch) goes on beside the check.
+    rehashed = std::async(std::launch::async, [&, changed = std::move(changed)] {
+      update_records(staging.dir(), site, owned, changed);
+    });
   }
 
   // The check reads ELF files only: it runs while the last sources compile.

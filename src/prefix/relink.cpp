@@ -111,51 +111,7 @@ std::optional<elf::SearchPathEdit> already_set(const elf::DynamicInfo& info,
                              .method = elf::EditMethod::unchanged};
 }
 
-// What relink_prefix and relink_file plan for one ELF file (absolute path under `prefix`) whose
-// search path is `current`.
-easybuild::SearchPathPlan plan_file(const fs::path& file, const elf::DynamicInfo& info,
-                                    const std::optional<std::string>& current,
-                                    const fs::path& prefix, const fs::path& site_packages,
-                                    const RelinkOptions& options) {
-  const easybuild::FileLocation location{
-      .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
-  return easybuild::plan_search_path(current, location, *options.generation, options.modules,
-                                     options.locator, info.needed);
-}
-
-elf::SearchPathEdit edit_file(const fs::path& file, const elf::DynamicInfo& info,
-                              const std::string& value, const RelinkOptions& options) {
-  if (auto unchanged = already_set(info, value, options.tag)) return std::move(*unchanged);
-  return elf::set_search_path(
-      file, value, options.tag,
-      elf::EditOptions{
-          .patchelf = options.patchelf, .dry_run = options.dry_run, .unmapped = options.staging});
-}
-
 }  // namespace
-
-std::optional<FileRelink> relink_file(const fs::path& prefix, const fs::path& site_packages,
-                                      const fs::path& file, const RelinkOptions& options) noexcept {
-  if (options.generation == nullptr || options.dry_run || !options.staging) return std::nullopt;
-  try {
-    if (elf::is_text_by_name(file.filename().string())) return std::nullopt;
-    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd) return std::nullopt;
-    const auto info = elf::read_dynamic(fd.get(), file);
-    // Only files with a search path: relink_prefix plans them again from it once every file is
-    // there (a plan looks at the prefix's directories and files), and edits again where the
-    // plan differs; a file without one might have to lose the path this edit gave it.
-    if (!info || (!info->rpath && !info->runpath)) return std::nullopt;
-    auto plan = plan_file(file, *info, info->rpath ? info->rpath : info->runpath, prefix,
-                          site_packages, options);
-    if (!plan.complete()) return std::nullopt;
-    auto edit = edit_file(file, *info, plan.new_value, options);
-    return FileRelink{
-        .file = file.lexically_relative(prefix), .plan = std::move(plan), .edit = std::move(edit)};
-  } catch (...) {
-    return std::nullopt;
-  }
-}
 
 fs::path find_site_packages(const fs::path& prefix) {
   std::vector<fs::path> found;
@@ -182,8 +138,8 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
   return files;
 }
 
-RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options, Reporter& reporter,
-                           const RelinkedFiles& done) {
+RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
+                           Reporter& reporter) {
   if (options.generation == nullptr)
     throw UsageError("relink", "no toolchain generation", "give --toolchain");
   const fs::path prefix = fs::absolute(given).lexically_normal();
@@ -205,30 +161,24 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options, 
   // First plan everything: a prefix is either relinked completely or not at all.
   std::map<std::string, std::vector<std::string>> unmapped;  // package -> files
   const auto scanned = scan_prefix(prefix, true);
-  std::vector<const elf::DynamicInfo*> infos;  // of report.files, in step; null: done already
-  std::vector<const FileRelink*> early;        // in step: relink_file's row, where there is one
+  std::vector<const elf::DynamicInfo*> infos;  // of report.files, in step
   for (const auto& [file, info, read_error] : scanned.elf) {
     ++report.elf_files;
     if (read_error) std::rethrow_exception(read_error);
     if (!info) continue;
-    // A file relink_file edited is planned again from the search path it had, now that every
-    // file of the prefix is there: where that plan is the same its edit stands.
-    const auto it = done.find(file.lexically_relative(prefix));
-    const FileRelink* before = it == done.end() ? nullptr : &it->second;
-    const auto current =
-        before ? before->edit.old_value : (info->rpath ? info->rpath : info->runpath);
+    const auto& current = info->rpath ? info->rpath : info->runpath;
+    const easybuild::FileLocation location{
+        .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
     const timings::Scope phase("plan");
-    auto plan = plan_file(file, *info, current, prefix, site_packages, options);
+    auto plan = easybuild::plan_search_path(current, location, *options.generation, options.modules,
+                                            options.locator, info->needed);
     if (!current && plan.entries.empty()) continue;  // nothing to map, nothing to add
     for (const auto& entry : plan.entries)
       if (entry.action == easybuild::EntryAction::unmapped)
         unmapped[entry.provider].push_back(file.lexically_relative(prefix).string());
-    const bool stands = before && plan.new_value == before->plan.new_value;
-    report.files.push_back(FileRelink{.file = file.lexically_relative(prefix),
-                                      .plan = std::move(plan),
-                                      .edit = stands ? before->edit : elf::SearchPathEdit{}});
-    infos.push_back(stands ? nullptr : &*info);
-    early.push_back(before);
+    report.files.push_back(
+        FileRelink{.file = file.lexically_relative(prefix), .plan = std::move(plan), .edit = {}});
+    infos.push_back(&*info);
   }
   if (!unmapped.empty()) {
     CheckFailedError error(prefix.string(),
@@ -262,12 +212,14 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options, 
   const timings::Scope phase("writes");
   for (std::size_t i = 0; i < report.files.size(); ++i) {
     auto& file = report.files[i];
-    if (infos[i] == nullptr) continue;  // relink_file's edit stands
-    file.edit = edit_file(prefix / file.file, *infos[i], file.plan.new_value, options);
-    if (early[i] != nullptr) {  // edited again: what it had before either edit
-      file.edit.old_value = early[i]->edit.old_value;
-      file.edit.old_tag = early[i]->edit.old_tag;
+    if (auto unchanged = already_set(*infos[i], file.plan.new_value, options.tag)) {
+      file.edit = std::move(*unchanged);
+      continue;
     }
+    file.edit = elf::set_search_path(
+        prefix / file.file, file.plan.new_value, options.tag,
+        elf::EditOptions{
+            .patchelf = options.patchelf, .dry_run = options.dry_run, .unmapped = options.staging});
   }
 
   return report;

@@ -107,9 +107,8 @@ class Shared {
     if (const auto& taken = settings.written_files; taken.wants && taken.take) {
       for (std::size_t i = 0; i < jobs.size(); ++i) m_taken[i] = taken.wants(jobs[i].destination);
       if (m_order.size() > 1)
-        std::stable_partition(m_order.begin() + 1, m_order.end(), [&](std::size_t i) {
-          return m_taken[i] && (!taken.early || taken.early(m_jobs[i].destination));
-        });
+        std::stable_partition(m_order.begin() + 1, m_order.end(),
+                              [&](std::size_t i) { return m_taken[i]; });
     }
   }
 

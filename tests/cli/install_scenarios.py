@@ -12,7 +12,6 @@ is only ever the old installation or the new one.
 import base64
 import glob
 import hashlib
-import json
 import os
 import random
 import shutil
@@ -429,76 +428,9 @@ py_compile.compile = compile
     print(f"{len(during)} of 301 files compiled while the 256 MiB entry was being unpacked")
 
 
-def relink_overlaps(r):
-    """Each library is relinked, and its new bytes hashed for RECORD, as soon as it is unpacked,
-    while the rest of the wheel still unpacks: a wheel whose largest entry is a gcc-built library
-    with torch's kind of RPATH, beside eight 6 MiB blobs, --threads 2. The library's last write
-    (the edit) comes before the last blob's; before, every library was relinked after the whole
-    wheel was unpacked. Then the case where the early plan must be redone: torch's
-    libtorch_cuda.so is relinked while `$ORIGIN/../../cusparselt/lib` does not exist yet (so
-    it maps to the cuSPARSELt module), and the nvidia-cusparselt-cu12 wheel installed after
-    it fills that directory (so it is kept, as `wheelmod relink` of the finished prefix plans)."""
-    build = os.path.join(r.work, "relink-build")
-    os.makedirs(build)
-    source = os.path.join(build, "big.c")
-    with open(source, "w") as handle:
-        handle.write("int big_answer(void) { return 42; }\n")
-    library = os.path.join(build, "libbig.so")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-o", library, source,
-                    "-Wl,--disable-new-dtags,-rpath,$ORIGIN/../../nvidia/cublas/lib:$ORIGIN"],
-                   check=True)
-    payload = os.path.join(build, "payload")
-    with open(payload, "wb") as handle:  # compressible: the library inflates fast
-        handle.write(random.Random(3).randbytes(4096) * 4096)  # 16 MiB
-    subprocess.run(["objcopy", "--add-section", f".payload={payload}", library], check=True)
-    with open(library, "rb") as handle:
-        library_bytes = handle.read()
-    noise = random.Random(5)
-    blobs = {f"big/blob{i}.bin": noise.randbytes(6 << 20) for i in range(8)}
-    wheel = os.path.join(r.work, "big-1.0-py3-none-any.whl")
-    write_wheel(wheel, {"big/__init__.py": b"", "big/lib/libbig.so": library_bytes, **blobs})
-    prefix = os.path.join(r.work, "big-prefix")
-    run_expecting([r.wheelmod, "-q", "install", "--wheel", wheel, "--toolchain", "foss-2024a",
-                   "--python", PYTHON, "--eb-installpath", r.sample, "--no-compile",
-                   "--threads", "2", "--prefix", prefix], 0, timeout=300)
-    site = site_of(prefix)
-    installed = os.path.join(site, "big", "lib", "libbig.so")
-    rpath = rpath_of(installed)
-    check("nvidia/cublas" not in rpath and os.path.join(r.sample, "software", "CUDA") in rpath,
-          f"libbig.so not relinked at the CUDA module: {rpath}")
-    verify_records(prefix)
-    edited = os.stat(installed).st_mtime_ns
-    last_blob = max(os.stat(os.path.join(site, name)).st_mtime_ns for name in blobs)
-    # ext4 stamps times from a clock that ticks every few ms: the same tick counts as after.
-    check(edited < last_blob, "the library was relinked when every blob was unpacked "
-          f"({(edited - last_blob) / 1e6:.1f} ms after the last): relinking followed the unpacking")
-    print(f"libbig.so relinked {(last_blob - edited) / 1e6:.1f} ms before the last blob was written")
-
-    whl = os.path.join(r.sample, "whl", "cu126")
-    tag = "cp" + PYTHON.replace(".", "")
-    torch_wheel = os.path.join(whl, f"torch-2.6.0+cu126-{tag}-{tag}-manylinux_2_28_x86_64.whl")
-    cusparselt = glob.glob(os.path.join(whl, "**", "nvidia_cusparselt_cu12-0.6.3-*x86_64.whl"),
-                           recursive=True)[0]
-    prefix = os.path.join(r.work, "replanned")
-    run_expecting([r.wheelmod, "-q", "install", "--wheel", torch_wheel, "--wheel", cusparselt,
-                   "--toolchain", "foss-2024a", "--python", PYTHON, "--eb-installpath", r.sample,
-                   "--no-compile", "--prefix", prefix], 0, timeout=300)
-    site = site_of(prefix)
-    rpath = rpath_of(os.path.join(site, "torch", "lib", "libtorch_cuda.so"))
-    check("$ORIGIN/../../cusparselt/lib" in rpath.split(":"),
-          f"the bundled cuSPARSELt directory is not kept: {rpath}")
-    check("cuSPARSELt" not in rpath, f"mapped at the module although bundled: {rpath}")
-    verify_records(prefix)
-    again = run_expecting([r.wheelmod, "relink", prefix, "--toolchain", "foss-2024a",
-                           "--eb-installpath", r.sample, "--format", "json"], 0, timeout=120)
-    report = json.loads(again.stdout)
-    changed = [f["file"] for f in report["files"] if f["method"] != "unchanged"]
-    check(not changed, f"relink of the installed prefix changed files: {changed}")
-
-
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
                                           vision_audio, bad_input, interrupted_download,
-                                          compile_overlaps, relink_overlaps)}
+                                          compile_overlaps)}
 
 
 def main():

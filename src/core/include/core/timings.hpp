@@ -12,15 +12,14 @@
 namespace wheelmod::timings {
 
 /// Whether WHEELMOD_TIMINGS is set to something other than "" or "0" (read once), or what
-/// set_enabled said last; always false on any thread but the first to ask (main), whose phases
-/// these are.
+/// set_enabled said last.
 bool enabled();
 
 /// Turns timings on or off whatever the environment says, and forgets what was measured (tests).
 void set_enabled(bool on);
 
 /// Charges the wall time of its lifetime to `phase` (a string literal: it is kept, not copied),
-/// minus the time of Scopes opened inside it. On other threads than main's it does nothing.
+/// minus the time of Scopes opened inside it. Not thread-safe: for the main thread only.
 class Scope {
  public:
   explicit Scope(const char* phase);

@@ -5,8 +5,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,21 +41,6 @@ struct FileRelink {
   elf::SearchPathEdit edit;
 };
 
-/// Files relink_file did already (prefix-relative path -> its row): relink_prefix reports them
-/// as they are instead of planning them again.
-using RelinkedFiles = std::map<std::filesystem::path, FileRelink>;
-
-/// One file of a staging prefix relinked as soon as install has unpacked it, on the unpacking
-/// thread, so that relinking and re-hashing a 600 MiB library run beside the rest of the
-/// unpacking instead of after it. Planned and edited as relink_prefix would (options.staging
-/// set); nothing when the file is no ELF file or has no search path to plan, when any entry is
-/// unmapped, or when anything fails: relink_prefix meets the file again then, and reports it.
-/// Thread-safe; never throws.
-std::optional<FileRelink> relink_file(const std::filesystem::path& prefix,
-                                      const std::filesystem::path& site_packages,
-                                      const std::filesystem::path& file,
-                                      const RelinkOptions& options) noexcept;
-
 struct RelinkReport {
   std::filesystem::path prefix;
   std::uint64_t elf_files = 0;    // ELF files seen
@@ -68,8 +51,7 @@ struct RelinkReport {
 /// any entry is unmapped (a library no installed module provides), throws CheckFailedError (exit
 /// 6) listing the packages and files before anything is written. Then removes the copies a killed
 /// relink left and edits each file. Throws IoError for unreadable or unwritable files.
-/// `done`: files relink_file relinked already, taken into the report as they are.
 RelinkReport relink_prefix(const std::filesystem::path& prefix, const RelinkOptions& options,
-                           Reporter& reporter, const RelinkedFiles& done = {});
+                           Reporter& reporter);
 
 }  // namespace wheelmod::prefix

@@ -30,8 +30,6 @@ struct InstallScheme {
 struct WrittenFiles {
   std::function<bool(const std::filesystem::path&)> wants;
   std::function<void(const std::filesystem::path&, std::uint64_t size)> take;
-  /// Of the wanted files, those unpacked right after the largest entry (unset: all of them).
-  std::function<bool(const std::filesystem::path&)> early;
 };
 
 struct InstallOptions {
@@ -43,9 +41,8 @@ struct InstallOptions {
   /// An entry larger than this many times its compressed size (and 1 MiB) is refused as a zip bomb.
   std::uint64_t max_compression_ratio = 1000;
   /// Files another stage takes as soon as they are written (byte-compiling, while the large
-  /// entries still inflate; relinking each library once it is whole): `wants` picks them by
-  /// destination, those `early` picks are unpacked right after the largest entry, and `take` is
-  /// called on the unpacking thread that wrote each, as soon as it is complete.
+  /// entries still inflate): `wants` picks them by destination, they are unpacked right after the
+  /// largest entry, and `take` is called on an unpacking thread as each is complete.
   WrittenFiles written_files;
 };
 
