@@ -303,8 +303,12 @@ DynamicSymbols read_dynamic_symbols(const std::filesystem::path& file) {
   // O_NONBLOCK: a FIFO given by mistake must not hang the open.
   const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) throw IoError(file.string(), std::string("cannot open: ") + std::strerror(errno));
-  if (!is_elf(file)) throw IoError(file.string(), "not an ELF file");
-  const ElfImage image(fd.get(), file);
+  return read_dynamic_symbols(fd.get(), file);
+}
+
+DynamicSymbols read_dynamic_symbols(int fd, const std::filesystem::path& file) {
+  if (!is_elf(fd)) throw IoError(file.string(), "not an ELF file");
+  const ElfImage image(fd, file);
   return SymbolReader(image).read();
 }
 

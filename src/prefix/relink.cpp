@@ -138,6 +138,15 @@ std::vector<fs::path> elf_files(const fs::path& prefix) {
   return files;
 }
 
+std::vector<PrefixElfFile> elf_files_with_dynamic(const fs::path& prefix) {
+  std::vector<PrefixElfFile> files;
+  for (auto& file : scan_prefix(prefix, true).elf) {
+    if (file.error) std::rethrow_exception(file.error);
+    if (file.info) files.push_back({std::move(file.path), std::move(*file.info)});
+  }
+  return files;
+}
+
 RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
                            Reporter& reporter) {
   if (options.generation == nullptr)

@@ -108,15 +108,14 @@ class Checker {
     check_pins(prefix, result);
     std::vector<std::pair<fs::path, std::string>> relinks;  // file, new search path
     bool imports_cxx = false;
-    for (const auto& file : prefix::elf_files(prefix)) {
+    // Each file's dynamic facts come with the walk that finds it (one open for both).
+    for (const auto& [file, info] : prefix::elf_files_with_dynamic(prefix)) {
       ++result.elf_files;
-      const auto info = elf::read_dynamic(file);
-      if (!info) continue;
       const auto relative = file.lexically_relative(prefix).string();
-      const auto& closure = closure_of(file, *info, relative, result);
+      const auto& closure = closure_of(file, info, relative, result);
       imports_cxx |= check_symbols(file, relative, closure, result);
-      check_libraries(relative, *info, closure, result);
-      if (auto fixed = check_search_path(relative, *info, result))
+      check_libraries(relative, info, closure, result);
+      if (auto fixed = check_search_path(relative, info, result))
         relinks.emplace_back(file, *fixed);
     }
     result.stable_abi = result.torch_imports > 0 && !imports_cxx;

@@ -41,6 +41,9 @@ struct DynamicSymbols {
 /// offsets, a versym table of the wrong size, DT_SYMTAB without section headers).
 DynamicSymbols read_dynamic_symbols(const std::filesystem::path& file);
 
+/// The same for the file open as `fd` (read with pread(2)); `file` names it in errors.
+DynamicSymbols read_dynamic_symbols(int fd, const std::filesystem::path& file);
+
 /// The demangled C++ name (abi::__cxa_demangle), or `name` when it is not one.
 std::string demangle(std::string_view name);
 

@@ -23,6 +23,17 @@ std::filesystem::path find_site_packages(const std::filesystem::path& prefix);
 /// the directory cannot be walked.
 std::vector<std::filesystem::path> elf_files(const std::filesystem::path& prefix);
 
+/// An ELF file of a prefix and its dynamic facts.
+struct PrefixElfFile {
+  std::filesystem::path path;
+  elf::DynamicInfo info;
+};
+
+/// The same walk, each file's dynamic facts read while it is open for the magic (one open per
+/// file). Throws IoError for a file whose ELF structures are broken (elf::read_dynamic), the
+/// first in path order.
+std::vector<PrefixElfFile> elf_files_with_dynamic(const std::filesystem::path& prefix);
+
 struct RelinkOptions {
   const easybuild::Generation* generation = nullptr;  // required: the tables to map with
   std::vector<std::string> modules;  // preferred providers: the modules the resolution chose
