@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the release configuration and runs the
 # demo: what wheelmod can do today, on the embedded sample data.
+#
+# WHEELMOD_DEMO_BUILD_DIR=DIR runs it on a build that is already there (the
+# test suite's demo.script runs the demo on its own build that way), without
+# installing or building anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh build
-cmake --preset release >/dev/null
-cmake --build --preset release
-wheelmod=build/release/src/cli/wheelmod
+build=${WHEELMOD_DEMO_BUILD_DIR:-}
+if [ -z "$build" ]; then
+  scripts/install-deps.sh build
+  cmake --preset release >/dev/null
+  cmake --build --preset release
+  build=build/release
+fi
+wheelmod=$build/src/cli/wheelmod
 # The sample index built beside it: download.pytorch.org's layout and quirks,
 # small real wheels, and a sample EasyBuild software tree.
-index=build/release/index-mirrors/sample/whl
+index=$build/index-mirrors/sample/whl
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
 
@@ -47,7 +55,7 @@ show wheelmod fetch --from-report report.json --dest other/
 # load it the way a module that sets no LD_LIBRARY_PATH will. foss-2024a's
 # Python is 3.12; this machine's python3 is used instead so the import can run.
 py=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-sample=build/release/index-mirrors/sample
+sample=$build/index-mirrors/sample
 prefix="$wheels/software/PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl"
 show wheelmod install torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python "$py" --eb-installpath SAMPLE --python-exe python3 --prefix "PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl"
 "$wheelmod" install torch==2.6.0 --toolchain foss-2024a --accelerator cuda --python "$py" \
@@ -102,7 +110,7 @@ echo "exit code: $status"
 # cu126, Python 3.12, both arches, with what they require; then the same run
 # again, which downloads nothing.
 cat >"$wheels/mirror.yaml" <<EOF
-index: file://$PWD/$index
+index: file://$(cd "$index" && pwd)
 variants: [cu126]
 packages: {torch: "==2.6.0", torchvision: ">=0.21"}
 python: ["3.12"]
@@ -122,9 +130,12 @@ show wheelmod resolve torch==2.6.0 --toolchain foss-2024a --accelerator cuda --i
 # loaded with Lmod. The site's modules it depends on (foss, Python, CUDA,
 # cuDNN, ...) are stand-ins here: each only sets its EBROOT variable to the
 # sample tree. The module's Python is foss-2024a's 3.12 and the demo
-# installed for this machine's python3, which wheelmod warns about.
-show wheelmod module PREFIX
-"$wheelmod" module "$prefix" | sed "s|$wheels/||g"
+# installed for this machine's python3: wheelmod refuses to write a module
+# whose Python would not import the install, unless --force, given here
+# because the stand-in Python module below loads no Python of its own and
+# this machine's python3 does the import.
+show wheelmod module PREFIX --force
+"$wheelmod" module "$prefix" --force 2>&1 | sed "s|$wheels/||g"
 modules="$wheels/modules"
 python3 - "$prefix/easybuild/wheelmod-install.json" "$modules" "$sample" <<'PY'
 import json, os, sys
