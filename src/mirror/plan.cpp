@@ -73,6 +73,7 @@ class Planner {
     m_plan.variants = select_variants(m_spec.variants, available_variants());
     for (const auto& variant : m_plan.variants)
       for (const auto& package : m_spec.packages) select_package(variant, package);
+    for (const auto& package : m_spec.packages) require_some_file(package);
     while (!m_queue.empty()) {
       const auto [variant, link, target] = m_queue.front();
       m_queue.pop_front();
@@ -120,8 +121,12 @@ class Planner {
     const auto* page = project_page(m_spec.index + "/" + variant + "/" + package.name + "/");
     if (page == nullptr) {
       m_plan.notes.push_back(variant + ": no " + package.name + " page on the index");
+      m_unmatched[package.name].push_back(variant + ": no " + package.name + " page");
       return;
     }
+    m_unmatched[package.name].push_back(variant + ": " + std::to_string(page->links.size()) +
+                                        " files listed, none fits " + package.name +
+                                        package.specifier.str());
     const index_client::CandidateFilter filter{package.name, package.specifier, variant, false,
                                                std::nullopt};
     for (const auto& target : m_targets) {
@@ -133,6 +138,32 @@ class Planner {
         if (m_spec.follow_dependencies) m_queue.emplace_back(variant, candidate.link, &target);
       }
     }
+  }
+
+  // A package of the spec that no variant has a fitting wheel of is a mistake in the spec (a
+  // misspelt name or version, a Python or glibc no wheel is built for) or an index that lacks
+  // it: refused before anything is downloaded, as pip download refuses a requirement nothing
+  // satisfies, rather than a mirror that silently holds none of it.
+  void require_some_file(const PackageSelection& package) {
+    if (std::ranges::any_of(m_plan.files, [&](const PlannedFile& file) {
+          return !file.dependency && file.project == package.name;
+        }))
+      return;
+    std::string targets;
+    for (const auto& python : m_spec.python) targets += (targets.empty() ? "" : ", ") + python;
+    targets = "Python " + targets + " on ";
+    for (std::size_t i = 0; i < m_spec.arches.size(); ++i)
+      targets += (i == 0 ? "" : ", ") + m_spec.arches[i];
+    targets += " with glibc " + std::to_string(m_spec.glibc.major) + "." +
+               std::to_string(m_spec.glibc.minor);
+    UnsatisfiableError error(
+        package.name + package.specifier.str(),
+        "no wheel on the index fits the mirror spec (" + targets + "); nothing was downloaded",
+        "check the name and version against the index (`wheelmod resolve` lists what a variant "
+        "offers), and the spec's variants, python, arches and glibc");
+    if (m_plan.variants.empty()) error.with_detail("no variant of the index matches the spec's");
+    for (const auto& why : m_unmatched[package.name]) error.with_detail(why);
+    throw error;
   }
 
   const pep::CoreMetadata& metadata(const index::Link& link) {
@@ -200,7 +231,8 @@ class Planner {
   std::set<std::pair<std::string, std::string>> m_listed;
   std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> m_followed;
   std::deque<std::tuple<std::string, index::Link, const Target*>> m_queue;
-  std::set<std::string> m_missing;  // required projects no page lists
+  std::set<std::string> m_missing;                              // required projects no page lists
+  std::map<std::string, std::vector<std::string>> m_unmatched;  // package -> each variant's why
 };
 
 }  // namespace

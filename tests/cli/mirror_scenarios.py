@@ -484,9 +484,42 @@ def bad_spec(r):
     check(not os.path.exists(r.dest), "a bad spec created the mirror")
 
 
+def nothing_matches(r):
+    """A package no variant has a fitting wheel of (a version that does not exist, a name the
+    index lacks, an index path that is not there) is refused with exit 3 before anything is
+    downloaded, naming the package and what each variant had; a package found on one variant
+    of two is no error."""
+    index = "file://" + os.path.join(r.upstream, "whl")
+    cases = [
+        ("version.yaml", index, 'torch: "==9.9.9"\n  torchvision: ">=0.21"',
+         ["torch==9.9.9", "none fits torch==9.9.9"]),
+        ("name.yaml", index, 'torchh: "*"', ["torchh", "no torchh page"]),
+        ("path.yaml", "file://" + os.path.join(r.work, "no-such-index"), 'torch: "==2.6.0"',
+         ["torch==2.6.0", "no torch page"]),
+    ]
+    for name, where, packages, wanted in cases:
+        spec = r.write_spec(name, f"index: {where}\nvariants: [cu126, cpu]\npackages:\n"
+                                  f"  {packages}\npython: ['{PYTHON}']\narches: [x86_64]\n"
+                                  "glibc: '2.28'\n")
+        _, result = r.mirror(spec=spec, expect=3)
+        for text in wanted + ["no wheel on the index fits the mirror spec", "hint:"]:
+            check(text in result.stderr, f"{name}: {text!r} not in:\n{result.stderr}")
+        check(not os.path.exists(os.path.join(r.dest, "files")), f"{name}: files were downloaded")
+        check(not os.path.exists(os.path.join(r.dest, "wheelmod-mirror.json")),
+              f"{name}: a manifest was written")
+    # torch 2.6.0 is on cu126, not on cu130 (CUDA 13 wheels began with later releases): the
+    # package is found, cu130's lack is a note, no error.
+    spec = r.write_spec("one-variant.yaml", f"index: {index}\nvariants: [cu126, cu130]\n"
+                                            "packages: {torch: '==2.6.0'}\n"
+                                            f"python: ['{PYTHON}']\narches: [x86_64]\n"
+                                            "glibc: '2.28'\n")
+    report, _ = r.mirror("--dry-run", spec=spec)
+    check(report["totals"]["add"]["files"] > 0, f"nothing planned: {report['totals']}")
+
+
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
                                           killed, pip_nginx, http, http_credentials, http_faults, eb_sourcepath, size_limit,
-                                          bad_spec)}
+                                          bad_spec, nothing_matches)}
 
 
 def main():
