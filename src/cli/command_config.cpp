@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/url.hpp"
+#include "operations/index_setting.hpp"
 #include "operations/selection.hpp"
 #include "operations/site.hpp"
 
@@ -58,7 +60,13 @@ std::vector<Row> rows(const ConfigCommand& command) {
   const auto cache = operations::cache_dir_or_default(command.cache_dir);
   out.push_back(
       {"cache", cache, command.cache_dir.empty() ? "$XDG_CACHE_HOME or ~/.cache" : "--cache-dir"});
-  out.push_back({"index", std::string(operations::k_default_index), "default (--index)"});
+  std::string config_files;
+  for (const auto& file : operations::config_files())
+    config_files += (config_files.empty() ? "" : ", ") + file;
+  out.push_back({"wheelmod config files", config_files.empty() ? "(none)" : config_files,
+                 "$WHEELMOD_CONFIG_FILE, else ~/.config, $XDG_CONFIG_DIRS, /etc/wheelmod"});
+  const auto index = operations::index_setting("");
+  out.push_back({"index", mask_credentials(index.url), index.origin});
   return out;
 }
 

@@ -115,6 +115,7 @@ CommandRunner add_mirror_command(CLI::App& app) {
                   "Easyconfig names for --eb-sourcepath (repeatable; default: PyTorch and "
                   "PyTorch-bundle)");
   add_download_options(*sub, options.download, WheelCache::unused);
+  add_connection_options(*sub, options.connection);
   add_page_timeout_option(*sub, options.page_timeout);
   add_format_option(*sub, command->format);
   sub->footer("Example: wheelmod mirror mirror.yaml --dest /srv/pytorch-mirror");

@@ -73,6 +73,17 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
                "Bundle the index's nvidia-* wheel for a CUDA library no module provides "
                "(default: report it missing)");
   add_page_timeout_option(sub, selection.page_timeout);
+  add_connection_options(sub, selection.connection);
+}
+
+void add_connection_options(CLI::App& sub, operations::ConnectionSettings& settings) {
+  sub.add_option("--stall-timeout", settings.stall_timeout,
+                 "Seconds without a byte before a transfer (a page or a wheel) is retried, 1 to "
+                 "86400 (default: 60)")
+      ->check(CLI::Range(1, 86400));
+  sub.add_option("--cacert", settings.cacert,
+                 "CA bundle for TLS, index pages and downloads alike (default: SSL_CERT_FILE, "
+                 "CURL_CA_BUNDLE, the system's)");
 }
 
 void add_page_timeout_option(CLI::App& sub, unsigned& seconds) {
@@ -92,15 +103,10 @@ void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
                  "Retries per file after failed attempts in a row (one that brought 1 MiB or "
                  "more is progress, not a failure; 0 to 100, default: 5)")
       ->check(CLI::Range(0, 100));
-  sub.add_option("--stall-timeout", settings.stall_timeout,
-                 "Seconds without a byte before a transfer is retried, 1 to 86400 (default: 60)")
-      ->check(CLI::Range(1, 86400));
   sub.add_option("--max-download-size", settings.max_download_size,
                  "Largest file to download, in bytes or with a K, M, G or T suffix (powers of "
                  "1024, e.g. 64G); a body without a size is stopped there (default: 64G)")
       ->transform(CLI::Validator(to_byte_count, "SIZE", "byte size"));
-  sub.add_option("--cacert", settings.cacert,
-                 "CA bundle for TLS (default: SSL_CERT_FILE, CURL_CA_BUNDLE, the system's)");
   if (wheel_cache == WheelCache::used)
     sub.add_flag("--no-cache", settings.no_cache,
                  "Neither use nor fill the wheel cache under --cache-dir");

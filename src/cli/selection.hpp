@@ -15,13 +15,16 @@ enum class SpecArity { required, optional };
 
 /// Registers SPEC..., --toolchain, --accelerator, --index, --python,
 /// --arch, --glibc, --cache-dir, --config, --no-deps, --bundle-missing,
-/// --page-timeout.
+/// --page-timeout, and the connection options.
 void add_selection_options(CLI::App& sub, operations::Selection& selection, SpecArity specs);
 
 /// Registers --page-timeout (seconds, 1 to 86400) on a command that reads index pages.
 void add_page_timeout_option(CLI::App& sub, unsigned& seconds);
 
-/// Registers --jobs, --retries, --stall-timeout, --max-download-size, --cacert, --no-cache.
+/// Registers --stall-timeout and --cacert, for every request (pages and downloads).
+void add_connection_options(CLI::App& sub, operations::ConnectionSettings& settings);
+
+/// Registers --jobs, --retries, --max-download-size, --no-cache.
 /// `wheel_cache`: whether the command reads the wheel cache (mirror does not: it has no
 /// --cache-dir, so no --no-cache either).
 enum class WheelCache { used, unused };

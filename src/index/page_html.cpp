@@ -269,6 +269,11 @@ class ProjectReader final : public PageReader {
 
 class RootReader final : public PageReader {
  public:
+  struct Anchor {
+    std::string text;  // trimmed of ASCII whitespace
+    std::string href;  // entity-decoded, as written
+  };
+
   // The text of the anchor being read, trimmed of ASCII whitespace, is a
   // project name; called at its end, at the next <a>, and at the page's end.
   void finish() {
@@ -276,20 +281,22 @@ class RootReader final : public PageReader {
       constexpr std::string_view k_space = " \t\n\f\r";
       const auto begin = m_text.find_first_not_of(k_space);
       if (begin != std::string::npos) {
-        m_names.push_back(m_text.substr(begin, m_text.find_last_not_of(k_space) - begin + 1));
+        m_anchors.push_back(
+            {m_text.substr(begin, m_text.find_last_not_of(k_space) - begin + 1), m_href});
       }
     }
     m_in_anchor = false;
     m_text.clear();
   }
-  [[nodiscard]] std::vector<std::string> take() && { return std::move(m_names); }
+  [[nodiscard]] std::vector<Anchor> take() && { return std::move(m_anchors); }
 
  private:
   void anchor(std::span<const Attribute> attributes) override {
     finish();
     bool has_href = false;
-    (void)html::last_value(attributes, "href", &has_href);
+    const auto href = html::last_value(attributes, "href", &has_href);
     m_in_anchor = has_href;
+    m_href = decoded(href.value_or(""));
   }
   void end_anchor() override { finish(); }
   void text(std::string_view text, bool raw) override {
@@ -303,8 +310,34 @@ class RootReader final : public PageReader {
 
   bool m_in_anchor = false;
   std::string m_text;
-  std::vector<std::string> m_names;
+  std::string m_href;
+  std::vector<Anchor> m_anchors;
 };
+
+// What a root anchor names: the href's one relative segment when it has one (a directory
+// listing's `cu126/` or `nvidia-cublas-cu12/`, whose text nginx cuts to 50 characters as
+// `nvidia-cuda-cupti-cu12-…..>`), else the text (a PEP 503 root's `<a
+// href="/simple/torch/">torch</a>`). Sort links (`?C=N;O=D`), fragments, `../` and texts with
+// spaces ("Parent Directory") name nothing.
+std::optional<std::string> listing_name(const RootReader::Anchor& anchor) {
+  std::string_view href = anchor.href;
+  if (href.starts_with('?') || href.starts_with('#')) return std::nullopt;
+  const auto relative_segment = [](std::string_view text) -> std::optional<std::string> {
+    if (text.ends_with('/')) text.remove_suffix(1);
+    if (text.empty() || text.find_first_of("/?#:") != std::string_view::npos) return std::nullopt;
+    return percent_decode(text);
+  };
+  auto name = relative_segment(href);
+  if (!name) {
+    std::string_view text = anchor.text;
+    if (text.ends_with('/')) text.remove_suffix(1);
+    name = std::string(text);
+  }
+  if (name->empty() || *name == "." || *name == ".." ||
+      name->find_first_of(" \t\n\r\f/\\") != std::string::npos)
+    return std::nullopt;
+  return name;
+}
 
 }  // namespace
 
@@ -344,7 +377,27 @@ Parsed<std::vector<std::string>> parse_root_html(std::string_view html) {
     return std::unexpected(page_error("root page", version.error()));
   }
   // PEP 503: one anchor per project, whose text is the project's name.
-  return std::move(reader).take();
+  std::vector<std::string> names;
+  for (auto& anchor : std::move(reader).take()) names.push_back(std::move(anchor.text));
+  return names;
+}
+
+Parsed<std::vector<RootEntry>> parse_root_listing(std::string_view html,
+                                                  std::string_view page_url) {
+  RootReader reader;
+  html::read_page(html, reader);
+  reader.finish();
+  if (auto version = reader.check_version(); !version) {
+    return std::unexpected(page_error(page_url, version.error()));
+  }
+  std::vector<RootEntry> entries;
+  for (const auto& anchor : std::move(reader).take()) {
+    auto name = listing_name(anchor);
+    if (!name) continue;
+    auto url = resolve_url(page_url, anchor.href);
+    entries.push_back({std::move(*name), std::move(url)});
+  }
+  return entries;
 }
 
 }  // namespace wheelmod::index

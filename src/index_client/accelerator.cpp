@@ -4,7 +4,6 @@
 #include <array>
 #include <cctype>
 
-#include "core/url.hpp"
 #include "pep/version.hpp"
 
 namespace wheelmod::index_client {
@@ -234,22 +233,6 @@ DirectoryKind classify_directory(std::string_view name) {
       return DirectoryKind::legacy_variant;
   }
   return DirectoryKind::other;
-}
-
-std::set<std::string> listed_variants(const index::ProjectPage& root_page) {
-  std::set<std::string> out;
-  for (const auto& link : root_page.links) {
-    const Url url(link.url);
-    const auto path = url.path();
-    const auto last = path.rfind('/');
-    if (last == std::string_view::npos || last == 0) continue;
-    const auto before = path.rfind('/', last - 1);
-    const auto directory = path.substr(before == std::string_view::npos ? 0 : before + 1,
-                                       last - (before == std::string_view::npos ? 0 : before + 1));
-    const auto name = percent_decode(directory);
-    if (classify_directory(name) == DirectoryKind::variant) out.insert(name);
-  }
-  return out;
 }
 
 std::optional<std::string> minimum_driver(std::string_view variant) {

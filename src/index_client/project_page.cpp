@@ -5,20 +5,15 @@
 
 namespace wheelmod::index_client {
 
-namespace {
-
-// PEP 691 "Content negotiation": JSON preferred, HTML accepted; what pip
-// and uv send.
-constexpr std::string_view k_accept =
-    "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
-    "text/html;q=0.01";
-
-}  // namespace
-
 std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher,
                                                      const std::string& url) {
-  const auto response = fetcher.get_page(url, k_accept);
-  if (!response) return std::nullopt;
+  return ask_project_page(fetcher, url).page;
+}
+
+ProjectPageAnswer ask_project_page(net::Fetcher& fetcher, const std::string& url) {
+  auto answer = fetcher.ask_page(url, k_page_accept);
+  if (!answer.page) return {std::nullopt, std::move(answer.absent)};
+  const auto& response = answer.page;
   const bool json = response->content_type == "application/vnd.pypi.simple.v1+json";
   const auto base = response->effective_url.empty() ? url : response->effective_url;
   auto parsed = json ? index::parse_project_json(response->body, base)
@@ -37,7 +32,7 @@ std::optional<index::ProjectPage> fetch_project_page(net::Fetcher& fetcher,
                              "the index page links " + link.filename + " to " +
                                  mask_credentials(link.url) + ", not to an http(s) URL",
                              "a remote index may only link to http:// and https:// files");
-  return std::move(*parsed);
+  return {std::move(*parsed), {}};
 }
 
 }  // namespace wheelmod::index_client

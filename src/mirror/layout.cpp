@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
+#include "index_client/accelerator.hpp"
 #include "tree.hpp"
 
 namespace wheelmod::mirror {
@@ -84,17 +85,31 @@ std::string encoded_path(const std::string& stored_path) {
   }
 }
 
+// Whether `project` gets a page at DIR/<project>/: not where the mirror keeps other things
+// (DIR/files/, a variant directory).
+bool has_root_page(const std::string& project) {
+  return project != "files" &&
+         index_client::classify_directory(project) == index_client::DirectoryKind::other;
+}
+
 }  // namespace
 
 std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
-                        const std::set<std::string>& managed) {
-  // variant -> project -> files
+                        const std::set<std::string>& managed,
+                        const std::set<std::string>& managed_projects) {
+  // variant -> project -> files; and project -> files of every variant, for the root pages
   std::map<std::string, std::map<std::string, std::vector<PageFile>>> pages;
-  for (const auto& [filename, entry] : manifest.files)
-    for (const auto& variant : entry.variants)
-      pages[variant][entry.project].push_back(
-          PageFile{base_name(filename), "../../files/" + encoded_path(filename), entry.sha256,
-                   entry.metadata_sha256, entry.requires_python});
+  std::map<std::string, std::vector<PageFile>> root_pages;
+  for (const auto& [filename, entry] : manifest.files) {
+    const PageFile file{base_name(filename), "../../files/" + encoded_path(filename), entry.sha256,
+                        entry.metadata_sha256, entry.requires_python};
+    for (const auto& variant : entry.variants) pages[variant][entry.project].push_back(file);
+    if (has_root_page(entry.project)) {
+      auto root_file = file;
+      root_file.href = "../files/" + encoded_path(filename);
+      root_pages[entry.project].push_back(std::move(root_file));
+    }
+  }
   std::size_t written = 0;
   for (auto& [variant, projects] : pages) {
     std::vector<std::string> names;
@@ -106,10 +121,23 @@ std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
     }
     if (write_if_changed(layout.dest / variant / "index.html", render_root_page(names))) ++written;
   }
+  // The root: download.pytorch.org's /whl/ and /whl/<project>/ (every variant's files on one
+  // page), so that DIR is an index of its own for pip and uv as well as the variant directories,
+  // and wheelmod reads the variants the mirror has from DIR/<project>/ instead of asking for each.
+  std::vector<std::string> root_names;
+  for (auto& [project, files] : root_pages) {
+    root_names.push_back(project);
+    if (write_if_changed(layout.dest / project / "index.html",
+                         render_project_page(project, std::move(files))))
+      ++written;
+  }
+  if (!root_names.empty() &&
+      write_if_changed(layout.dest / "index.html", render_root_page(root_names)))
+    ++written;
   // A project a variant no longer lists loses its page (pip would still
   // find it otherwise); only directories this mirror wrote are touched.
+  std::error_code error;
   for (const auto& variant : managed) {
-    std::error_code error;
     for (const auto& entry : fs::directory_iterator(layout.dest / variant, error)) {
       const auto project = entry.path().filename().string();
       const auto it = pages.find(variant);
@@ -122,6 +150,12 @@ std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
       fs::remove(layout.dest / variant, error);
     }
   }
+  for (const auto& project : managed_projects) {
+    if (root_pages.contains(project) || !has_root_page(project)) continue;
+    if (fs::remove(layout.dest / project / "index.html", error)) ++written;
+    fs::remove(layout.dest / project, error);  // only when empty
+  }
+  if (root_names.empty() && fs::remove(layout.dest / "index.html", error)) ++written;
   return written;
 }
 

@@ -5,7 +5,10 @@
 //                                         two variants may serve different files under one
 //                                         name (download.pytorch.org's aarch64 wheels)
 //   <variant>/index.html                  PEP 503 root of that variant (pip --index-url
-//   DIR/<variant>) <variant>/<project>/index.html        project pages, linking ../../files/
+//                                         DIR/<variant>)
+//   <variant>/<project>/index.html        project pages, linking ../../files/
+//   index.html, <project>/index.html      the root: every project, each with the files of
+//                                         every variant (download.pytorch.org's /whl/<project>/)
 //   wheelmod-mirror.json                  the manifest
 //   .wheelmod/cache/, .wheelmod/conflicts/<sha256>/<file>   page cache; upstream's changed files
 // so that `--index file:///DIR` (wheelmod appends the variant) and pip's
@@ -41,12 +44,13 @@ struct MirrorLayout {
   [[nodiscard]] std::filesystem::path http_cache() const;
 };
 
-/// Writes every variant's root and project pages from the manifest (only
-/// the pages whose bytes change) and removes the project pages of
-/// `managed` variants that no longer list anything. Returns how many pages
-/// were written or removed.
+/// Writes every variant's root and project pages and the root's from the manifest (only the
+/// pages whose bytes change), and removes the project pages of `managed` variants that no
+/// longer list anything and the root pages of `managed_projects` no longer mirrored. Returns
+/// how many pages were written or removed.
 std::size_t write_pages(const MirrorLayout& layout, const Manifest& manifest,
-                        const std::set<std::string>& managed);
+                        const std::set<std::string>& managed,
+                        const std::set<std::string>& managed_projects);
 
 /// Two different stored files with one name: the first (in storage order) is in the sourcepath,
 /// the other in `<sourcepath>/variants/<variant>/`, the tree of its first variant.

@@ -11,6 +11,7 @@
 #include "core/url.hpp"
 #include "index_client/accelerator.hpp"
 #include "index_client/candidates.hpp"
+#include "index_client/index_layout.hpp"
 #include "index_client/metadata_source.hpp"
 #include "index_client/project_page.hpp"
 #include "pep/marker.hpp"
@@ -45,14 +46,6 @@ std::vector<Target> targets_of(const MirrorSpec& spec) {
   return out;
 }
 
-// The directory a file URL sits in: ".../whl/cu126/torch-2.6.0+cu126-...whl" -> "cu126".
-std::string parent_directory(const std::string& url) {
-  const auto slash = url.rfind('/');
-  if (slash == std::string::npos || slash == 0) return {};
-  const auto before = url.rfind('/', slash - 1);
-  return url.substr(before == std::string::npos ? 0 : before + 1, slash - before - 1);
-}
-
 bool in_range(const std::optional<pep::SpecifierSet>& range, const std::string& version) {
   if (!range) return false;
   const auto parsed = pep::Version::parse(version);
@@ -65,6 +58,7 @@ class Planner {
           const KnownMetadata& known)
       : m_spec(spec),
         m_fetcher(fetcher),
+        m_index(spec.index, fetcher),
         m_reporter(reporter),
         m_known(known),
         m_targets(targets_of(spec)) {}
@@ -92,14 +86,15 @@ class Planner {
   }
 
  private:
-  // Variants named in the spec, plus those the index's root project pages
-  // (download.pytorch.org/whl/torch/ lists every variant's torch files) show.
+  // Variants named in the spec, plus those the index's root project pages show
+  // (download.pytorch.org/whl/torch/ lists every variant's torch files; a single-variant index's
+  // page has its variant in the files' local labels).
   std::vector<std::string> available_variants() {
     std::set<std::string> found(m_spec.variants.names.begin(), m_spec.variants.names.end());
     if (m_spec.variants.cuda || m_spec.variants.rocm) {
       for (const auto& package : m_spec.packages)
-        if (const auto* page = project_page(m_spec.index + "/" + package.name + "/"))
-          for (const auto& link : page->links) found.insert(parent_directory(link.url));
+        if (const auto* listed = m_index.listed_variants(package.name))
+          found.insert(listed->begin(), listed->end());
     }
     return {found.begin(), found.end()};
   }
@@ -118,7 +113,8 @@ class Planner {
   }
 
   void select_package(const std::string& variant, const PackageSelection& package) {
-    const auto* page = project_page(m_spec.index + "/" + variant + "/" + package.name + "/");
+    const auto found = m_index.variant_page(variant, package.name);
+    const auto* page = found ? found->page : nullptr;
     if (page == nullptr) {
       m_plan.notes.push_back(variant + ": no " + package.name + " page on the index");
       m_unmatched[package.name].push_back(variant + ": no " + package.name + " page");
@@ -214,14 +210,15 @@ class Planner {
   // download.pytorch.org lists dependencies on each variant's pages and
   // keeps most of them at the root; a spec may name another index.
   const index::ProjectPage* dependency_page(const std::string& variant, const std::string& name) {
-    if (const auto* page = project_page(m_spec.index + "/" + variant + "/" + name + "/"))
-      return page;
-    return project_page(m_spec.dependency_index.value_or(m_spec.index) + "/" + name + "/");
+    if (const auto found = m_index.variant_page(variant, name)) return found->page;
+    if (!m_spec.dependency_index) return nullptr;
+    return project_page(*m_spec.dependency_index + "/" + name + "/");
   }
 
  private:
   const MirrorSpec& m_spec;
   net::Fetcher& m_fetcher;
+  index_client::IndexLayout m_index;  // the spec's index, in whatever shape it is served
   [[maybe_unused]] Reporter& m_reporter;
   const KnownMetadata& m_known;
   std::vector<Target> m_targets;

@@ -278,7 +278,10 @@ MirrorSpec load_spec(const std::filesystem::path& file) {
   spec.file = file;
   const auto fields = root.entries(
       {"index", "variants", "packages", "python", "arches", "glibc", "dependencies", "size_limit"});
-  if (const Cursor* index = yaml::find(fields, "index")) spec.index = read_index(*index);
+  if (const Cursor* index = yaml::find(fields, "index")) {
+    spec.index = read_index(*index);
+    spec.index_given = true;
+  }
   spec.variants = read_variants(yaml::require(root, fields, "variants"));
   spec.packages = read_packages(yaml::require(root, fields, "packages"));
   spec.python = read_python(yaml::require(root, fields, "python"));

@@ -88,8 +88,10 @@ class Sync {
   MirrorReport run() {
     if (m_options.mode != MirrorMode::dry_run) remove_leftover_temporaries(m_options.dest);
     m_manifest = read_manifest(m_options.dest);
-    for (const auto& [filename, entry] : m_manifest.files)
+    for (const auto& [filename, entry] : m_manifest.files) {
       m_managed.insert(entry.variants.begin(), entry.variants.end());
+      m_managed_projects.insert(entry.project);
+    }
     if (m_options.mode == MirrorMode::verify) {
       verify();
     } else {
@@ -309,7 +311,7 @@ class Sync {
       hasher.update(text);
       entry.metadata_sha256 = hash::to_hex(hasher.finish());
     }
-    m_report.pages_written += write_pages(m_layout, m_manifest, m_managed);
+    m_report.pages_written += write_pages(m_layout, m_manifest, m_managed, m_managed_projects);
     if (m_options.eb_sourcepath) {
       const auto& sourcepath = *m_options.eb_sourcepath;
       // One warning per variant whose files had to go into a tree of their own.
@@ -347,7 +349,8 @@ class Sync {
   std::vector<std::pair<std::string, Selected>> m_to_fetch;  // by storage path
   std::vector<std::pair<std::string, Selected>> m_conflicts;
   std::set<std::string> m_selected_names;
-  std::set<std::string> m_managed;  // variants the mirror served before this run
+  std::set<std::string> m_managed;           // variants the mirror served before this run
+  std::set<std::string> m_managed_projects;  // projects it served before this run
 };
 
 }  // namespace

@@ -153,9 +153,13 @@ struct Fetcher::Impl {
     return error;
   }
 
-  std::optional<Response> get_page(std::string_view url, std::string_view accept) {
+  PageAnswer ask_page(std::string_view url, std::string_view accept) {
     whole_body.reset();
-    if (const auto path = local_path_of(url)) return read_local(*path, url, LocalTarget::page);
+    if (const auto path = local_path_of(url)) {
+      auto page = read_local(*path, url, LocalTarget::page);
+      std::string absent = page ? "" : "no such file";
+      return {std::move(page), std::move(absent)};
+    }
     auto cached = cache ? cache->load(url, accept) : std::nullopt;
     HttpRequest request{.url = std::string(url),
                         .headers = {"Accept: " + std::string(accept)},
@@ -172,7 +176,8 @@ struct Fetcher::Impl {
     HttpResult result = exchange(request, SteadyClock::now() + options.page_timeout);
     // download.pytorch.org (S3 behind CloudFront) answers 403 for a page
     // that does not exist; uv treats it as "not found" too.
-    if (result.status == 404 || result.status == 403) return std::nullopt;
+    if (result.status == 404 || result.status == 403)
+      return {std::nullopt, "HTTP " + std::to_string(result.status)};
     if (result.status == 304) {
       if (!cached)
         throw IoError(mask_credentials(url), "HTTP 304 Not Modified to an unconditional request",
@@ -185,7 +190,7 @@ struct Fetcher::Impl {
       response.effective_url =
           cached->effective_url.empty() ? std::string(url) : std::move(cached->effective_url);
       response.from_cache = true;
-      return response;
+      return {std::move(response), {}};
     }
     if (!is_success(result.status)) throw_status(url, result);
     const std::string etag(result.header("etag").value_or(""));
@@ -200,7 +205,7 @@ struct Fetcher::Impl {
                               .last_modified = last_modified,
                               .content_type = response.content_type,
                               .effective_url = response.effective_url});
-    return response;
+    return {std::move(response), {}};
   }
 
   Response get(std::string_view url) {
@@ -303,7 +308,11 @@ Fetcher::Fetcher(FetcherOptions options) : m_impl(std::make_unique<Impl>(std::mo
 Fetcher::~Fetcher() = default;
 
 std::optional<Response> Fetcher::get_page(std::string_view url, std::string_view accept) {
-  return m_impl->get_page(url, accept);
+  return m_impl->ask_page(url, accept).page;
+}
+
+PageAnswer Fetcher::ask_page(std::string_view url, std::string_view accept) {
+  return m_impl->ask_page(url, accept);
 }
 
 Response Fetcher::get(std::string_view url) { return m_impl->get(url); }

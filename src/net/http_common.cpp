@@ -64,6 +64,13 @@ void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
   handle.set(CURLOPT_SSL_VERIFYPEER, 1L, "CURLOPT_SSL_VERIFYPEER");
   handle.set(CURLOPT_SSL_VERIFYHOST, 2L, "CURLOPT_SSL_VERIFYHOST");
   if (!ca.empty()) handle.set(CURLOPT_CAINFO, ca.c_str(), "CURLOPT_CAINFO");
+  // HTTP basic credentials for a host the URL gives none for: from $NETRC, else ~/.netrc, as pip
+  // (requests' get_netrc_auth) and `curl --netrc-optional` read them; credentials in the URL
+  // win. libcurl sends them to that host only, and not on to a host a redirect names
+  // (CURLOPT_UNRESTRICTED_AUTH stays off).
+  handle.set(CURLOPT_NETRC, long{CURL_NETRC_OPTIONAL}, "CURLOPT_NETRC");
+  if (const char* netrc = std::getenv("NETRC"); netrc != nullptr && *netrc != '\0')
+    handle.set(CURLOPT_NETRC_FILE, netrc, "CURLOPT_NETRC_FILE");
   handle.set(CURLOPT_NOSIGNAL, 1L, "CURLOPT_NOSIGNAL");
   handle.set(CURLOPT_TCP_KEEPALIVE, 1L, "CURLOPT_TCP_KEEPALIVE");
 }

@@ -105,8 +105,9 @@ FetchResult fetch(const FetchOptions& options, Reporter& next) {
   const auto lock =
       DirectoryLock::acquire(result.dest, ".wheelmod-fetch.lock",
                              [&](const std::string& line) { reporter.on_warning(line); });
-  result.batch = download_report_wheels(result.report, result.dest, options.download,
-                                        options.selection.cache_dir, reporter);
+  result.batch =
+      download_report_wheels(result.report, result.dest, options.download,
+                             options.selection.connection, options.selection.cache_dir, reporter);
   result.warnings = reporter.warnings();
   if (!result.batch.failures.empty()) result.failure = net::combined_failure(result.batch);
   return result;

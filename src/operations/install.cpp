@@ -286,8 +286,9 @@ void download(const InstallOptions& options, const resolve::ResolveReport& repor
   std::set<std::string> wanted;
   for (const auto& wheel : report.wheels) wanted.insert(wheel.filename);
   downloads->keep_only(wanted);
-  const auto batch = download_report_wheels(report, downloads->path(), options.download,
-                                            options.selection.cache_dir, reporter);
+  const auto batch =
+      download_report_wheels(report, downloads->path(), options.download,
+                             options.selection.connection, options.selection.cache_dir, reporter);
   if (!batch.failures.empty()) {
     reporter.on_note(DownloadArea::kept_line(request.prefix));
     throw net::combined_failure(batch);

@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "core/url.hpp"
 #include "mirror/spec.hpp"
+#include "operations/index_setting.hpp"
 
 namespace wheelmod::operations {
 
@@ -39,7 +41,12 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
     throw UsageError("--repair", "only with --verify",
                      "wheelmod mirror SPEC --dest DIR --verify --repair");
   check_jobs(options.download);
-  const auto spec = mirror::load_spec(options.spec);
+  auto spec = mirror::load_spec(options.spec);
+  if (!spec.index_given) {
+    // A spec without `index` reads the index configured for every command (index_setting.hpp).
+    spec.index = to_url(index_setting("").url);
+    while (spec.index.ends_with('/') && !spec.index.ends_with("://")) spec.index.pop_back();
+  }
   mirror::MirrorOptions run;
   run.dest = fs::absolute(options.dest).lexically_normal();
   run.mode = options.verify    ? mirror::MirrorMode::verify
@@ -49,11 +56,10 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
   run.repair = options.repair;
   run.download.jobs = options.download.jobs;
   run.download.attempts = options.download.retries + 1;
-  run.download.connection.stall_timeout = std::chrono::seconds(options.download.stall_timeout);
   run.download.max_size = options.download.max_download_size;
   run.fetcher.page_timeout = std::chrono::seconds(options.page_timeout);
-  run.download.connection.cacert = options.download.cacert;
-  run.fetcher.connection.cacert = options.download.cacert;
+  run.download.connection = connection_options(options.connection);
+  run.fetcher.connection = connection_options(options.connection);
   if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);
   if (!options.eb_names.empty()) run.eb_names = options.eb_names;
 

@@ -11,6 +11,7 @@
 #include "host.hpp"
 #include "index_client/accelerator.hpp"
 #include "net/fetcher.hpp"
+#include "operations/index_setting.hpp"
 #include "pep/requirement.hpp"
 #include "pep/version.hpp"
 #include "resolve/resolver.hpp"
@@ -126,12 +127,25 @@ std::string lower(std::string text) {
 
 }  // namespace
 
+net::ConnectionOptions connection_options(const ConnectionSettings& settings) {
+  net::ConnectionOptions out;
+  out.cacert = settings.cacert;
+  out.stall_timeout = std::chrono::seconds(settings.stall_timeout);
+  return out;
+}
+
 Selection with_index_variant(Selection selection, Reporter& reporter) {
+  const auto setting = index_setting(selection.index);
+  selection.index = setting.url;
+  // What the messages call it: the option, or where the configured value came from.
+  const auto subject = setting.origin == "--index" ? "--index " + mask_credentials(selection.index)
+                                                   : "index " + mask_credentials(selection.index) +
+                                                         " (" + setting.origin + ")";
   const auto url = to_url(selection.index);
   const auto [segment, root] = split_last_segment(url);
   const auto kind = index_client::classify_directory(segment);
   if (kind == index_client::DirectoryKind::legacy_variant)
-    throw UsageError("--index " + mask_credentials(selection.index),
+    throw UsageError(subject,
                      "names " + segment +
                          ", a legacy directory of download.pytorch.org that is no longer "
                          "updated (pytorch/test-infra manage_v2.py NOT_ACCEPTED_SUBDIR_PATTERNS)",
@@ -143,7 +157,7 @@ Selection with_index_variant(Selection selection, Reporter& reporter) {
     const bool same = given.empty() ||
                       (given_parsed && given_parsed->variant && *given_parsed->variant == segment);
     if (!same)
-      throw UsageError("--index " + mask_credentials(selection.index),
+      throw UsageError(subject,
                        "names the " + segment + " variant directory, but --accelerator " +
                            selection.accelerator + " asks for another",
                        "give the index root, --index " + mask_credentials(root) +
@@ -209,6 +223,7 @@ resolve::ResolveReport resolve_selection(const Selection& given,
   net::FetcherOptions fetch_options;
   fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir);
   fetch_options.page_timeout = std::chrono::seconds(selection.page_timeout);
+  fetch_options.connection = connection_options(selection.connection);
   net::Fetcher fetcher(fetch_options);
   auto report = resolve::resolve(request, fetcher, reporter);
   if (const auto& stats = fetcher.stats(); stats.requests > 0)
@@ -228,6 +243,7 @@ void check_jobs(const DownloadSettings& settings) {
 net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
                                           const std::filesystem::path& dest,
                                           const DownloadSettings& settings,
+                                          const ConnectionSettings& connection,
                                           const std::string& cache_dir, Reporter& reporter) {
   check_jobs(settings);
   std::vector<net::DownloadRequest> requests;
@@ -240,9 +256,8 @@ net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
   net::DownloadOptions download;
   download.jobs = settings.jobs;
   download.attempts = settings.retries + 1;
-  download.connection.stall_timeout = std::chrono::seconds(settings.stall_timeout);
   download.max_size = settings.max_download_size;
-  download.connection.cacert = settings.cacert;
+  download.connection = connection_options(connection);
   if (!settings.no_cache) {
     const auto cache = cache_dir_or_default(cache_dir);
     if (!cache.empty()) download.cache_dir = cache;

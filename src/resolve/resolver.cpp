@@ -92,28 +92,46 @@ std::string joined(const std::set<std::string>& names) {
   return out;
 }
 
+// "\n    URL: answer" for every page asked for `project`, for errors that say which URL answered
+// what (a 404, a listing without it).
+std::string probes_text(const Session& session, const std::string& project) {
+  std::string out;
+  for (const auto& probe : session.layout().probes(project))
+    out += "\n    " + probe.url + ": " + probe.answer;
+  return out;
+}
+
+// No page of the index has the project at all, neither at its root nor in a variant directory:
+// the URLs asked and what each answered, and the nearest name the index shows.
+[[noreturn]] void throw_no_project(Session& session, const pep::Requirement& spec,
+                                   const std::vector<std::string>& variants) {
+  const auto project = spec.canonical_name();
+  const auto known = session.layout().known_projects(variants);
+  const auto nearest = closest(project, known);
+  throw UnsatisfiableError(
+      spec_text(spec),
+      "no page of the index lists project '" + project +
+          "'; asked:" + probes_text(session, project),
+      nearest ? "did you mean '" + *nearest + "'?"
+              : "check the name, and that --index names the index root (the directory or URL "
+                "that holds the project pages, or the variant directories cpu/, cu126/, ...)");
+}
+
 // The variant: the exact one when it serves the first requested project
 // for this target, else the closest lower one of the same major.
 VariantChoice choose_variant(Session& session, const std::string& accelerator_version) {
   const auto& request = session.request;
   const auto& first = request.specs.front();
-  const auto* listed = session.listed_variants(first.canonical_name());
-  // A project the index's root page does not list is no variant's: say so (with the nearest
-  // name) instead of probing every variant directory for it.
-  if (listed == nullptr)
-    if (const auto* projects = session.root_projects();
-        projects != nullptr && !projects->contains(first.canonical_name())) {
-      const auto nearest = closest(first.canonical_name(),
-                                   std::vector<std::string>(projects->begin(), projects->end()));
-      throw UnsatisfiableError(spec_text(first),
-                               "the index lists no project '" + first.canonical_name() + "'",
-                               nearest ? "did you mean '" + *nearest + "'?"
-                                       : "check the name against the index's root page");
-    }
+  const auto project = first.canonical_name();
+  // The project's page at the index root (download.pytorch.org's /whl/torch/, a single-variant
+  // index's only page) names the variants it has files of; without one, every candidate
+  // variant directory is asked.
+  const auto* listed = session.layout().listed_variants(project);
   const auto candidates = variant_order(request, accelerator_version, listed);
 
   VariantChoice choice;
   std::vector<index_client::Rejection> nearest;
+  bool any_page = session.layout().project_page(project) != nullptr;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& variant = candidates[i];
     const auto floor = index_client::minimum_driver(variant);
@@ -123,11 +141,12 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
                                          request.nvidia_driver->source));
       continue;
     }
-    const auto* page = session.page(variant, first.canonical_name());
+    const auto* page = session.page(variant, project);
     if (page == nullptr) {
-      choice.tried.push_back(variant + ": no " + first.canonical_name() + " page on this index");
+      choice.tried.push_back(variant + ": no " + project + " page on this index");
       continue;
     }
+    any_page = true;
     const auto set = index_client::collect_candidates(*page, filter_for(session, first, variant),
                                                       request.tag_target, session.priority);
     if (set.fitting.empty()) {
@@ -155,7 +174,7 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
           "{} {}; {} is the closest lower variant of the same major version, which runs on {} "
           "(minor version compatibility)",
           exact_name,
-          absent ? "has no " + first.canonical_name() + " files on this index"
+          absent ? "has no " + project + " files on this index"
                  : "has no " + spec_text(first) + " for this target",
           variant,
           std::string(index_client::kind_text(request.accelerator.kind)) + " " +
@@ -163,19 +182,22 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
     }
     return choice;
   }
+  if (!any_page) throw_no_project(session, first, candidates);
   std::string tried;
   for (const auto& line : choice.tried) tried += "\n    " + line;
   if (candidates.empty()) tried += "\n    (none: no such variant directory on this index)";
-  const std::string listing = listed != nullptr ? "\n  the index's " + first.canonical_name() +
-                                                      " page has files in: " + joined(*listed)
-                                                : std::string();
+  const std::string listing =
+      listed != nullptr ? "\n  the index's " + project + " page has files in: " + joined(*listed)
+                        : std::string();
   throw UnsatisfiableError(
       spec_text(first),
-      fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}{}",
+      fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}{}\n  pages "
+                  "asked:{}",
                   target_text(request.tag_target),
                   index_client::kind_text(request.accelerator.kind),
                   accelerator_version.empty() ? "" : " " + accelerator_version, tried, listing,
-                  nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest)),
+                  nearest.empty() ? "" : "\n  nearest candidates:" + rejections_text(nearest),
+                  probes_text(session, project)),
       "check the version against the index, or the target with --python/--arch/--glibc "
       "(`wheelmod tags` lists what the target accepts); a driver too old for a variant: "
       "--driver VERSION names the compute nodes' driver");
@@ -289,48 +311,12 @@ Session::Session(const ResolveRequest& req, net::Fetcher& fetcher, Reporter& rep
       supported(pep::supported_tags(req.tag_target)),
       priority(supported),
       reporter(rep),
-      m_fetcher(fetcher) {}
+      m_fetcher(fetcher),
+      m_layout(req.index_root, fetcher) {}
 
 const index::ProjectPage* Session::page(const std::string& variant, const std::string& project) {
-  const auto url = join_url(request.index_root, variant + "/" + project + "/");
-  auto [it, inserted] = m_pages.try_emplace(url);
-  if (!inserted) return it->second ? &*it->second : nullptr;
-  auto page = index_client::fetch_project_page(m_fetcher, url);
-  if (!page) return nullptr;
-  it->second = std::move(*page);
-  return &*it->second;
-}
-
-const std::set<std::string>* Session::listed_variants(const std::string& project) {
-  auto [it, inserted] = m_listed.try_emplace(project);
-  if (inserted) {
-    // download.pytorch.org's /whl/<project>/ lists the project's files of every variant; a
-    // mirror or a site index may not have it, and then every candidate directory is probed.
-    const auto url = join_url(request.index_root, project + "/");
-    if (auto page = index_client::fetch_project_page(m_fetcher, url)) {
-      auto names = index_client::listed_variants(*page);
-      if (!names.empty()) it->second = std::move(names);
-    }
-  }
-  return it->second ? &*it->second : nullptr;
-}
-
-const std::set<std::string>* Session::root_projects() {
-  if (!m_root_projects) {
-    m_root_projects.emplace();
-    try {
-      const auto url = join_url(request.index_root, "");
-      if (const auto response = m_fetcher.get_page(url, "text/html"))
-        if (const auto names = index::parse_root_html(response->body)) {
-          std::set<std::string> projects;
-          for (const auto& name : *names) projects.insert(pep::canonicalize_name(name));
-          if (!projects.empty()) *m_root_projects = std::move(projects);
-        }
-    } catch (const IoError&) {
-      // No root page to read: the variant directories are probed as before.
-    }
-  }
-  return *m_root_projects ? &**m_root_projects : nullptr;
+  const auto found = m_layout.variant_page(variant, project);
+  return found ? found->page : nullptr;
 }
 
 const ParsedMetadata& Session::metadata(const index_client::Candidate& candidate) {
@@ -425,10 +411,11 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   for (const auto& spec : request.specs) {
     const auto* page = session.page(variant, spec.canonical_name());
     if (page == nullptr)
-      throw UnsatisfiableError(
-          spec_text(spec),
-          "the " + variant + " variant of the index has no " + spec.canonical_name() + " page",
-          "torch, torchvision and torchaudio must come from one variant");
+      throw UnsatisfiableError(spec_text(spec),
+                               "the " + variant + " variant of the index has no " +
+                                   spec.canonical_name() +
+                                   " page; asked:" + probes_text(session, spec.canonical_name()),
+                               "torch, torchvision and torchaudio must come from one variant");
     auto set = index_client::collect_candidates(*page, filter_for(session, spec, variant),
                                                 request.tag_target, session.priority);
     for (const auto& rejection : set.rejected)

@@ -12,6 +12,7 @@
 #include "easybuild/config.hpp"
 #include "index/page.hpp"
 #include "index_client/candidates.hpp"
+#include "index_client/index_layout.hpp"
 #include "index_client/metadata_source.hpp"
 #include "net/fetcher.hpp"
 #include "pep/marker.hpp"
@@ -30,16 +31,14 @@ class Session {
  public:
   Session(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter);
 
-  /// The project page of `project` in `variant`; nullptr when the index has none.
+  /// The files `variant` offers of `project` (index_client::IndexLayout::variant_page); nullptr
+  /// when the index has none.
   const index::ProjectPage* page(const std::string& variant, const std::string& project);
   /// METADATA of a candidate, fetched once per wheel URL.
   const ParsedMetadata& metadata(const index_client::Candidate& candidate);
-  /// The variant directories the project's page at the index root (`/whl/torch/`) has files in,
-  /// read once; nullptr when the index has no such page or it names no variant directory.
-  const std::set<std::string>* listed_variants(const std::string& project);
-  /// The projects the index root's page lists (PEP 503 names), read once; nullptr when the
-  /// index has no root page or it is not one.
-  const std::set<std::string>* root_projects();
+  /// The index's pages, each read once, and what each URL asked answered.
+  index_client::IndexLayout& layout() { return m_layout; }
+  [[nodiscard]] const index_client::IndexLayout& layout() const { return m_layout; }
 
   const ResolveRequest& request;
   pep::MarkerEnvironment environment;
@@ -50,10 +49,8 @@ class Session {
 
  private:
   net::Fetcher& m_fetcher;
-  std::map<std::string, std::optional<index::ProjectPage>> m_pages;      // by URL
-  std::map<std::string, ParsedMetadata> m_metadata;                      // by wheel URL
-  std::map<std::string, std::optional<std::set<std::string>>> m_listed;  // by project
-  std::optional<std::optional<std::set<std::string>>> m_root_projects;
+  index_client::IndexLayout m_layout;
+  std::map<std::string, ParsedMetadata> m_metadata;  // by wheel URL
 };
 
 /// Maps the dependencies of `wheel` (its METADATA's Requires-Dist for the

@@ -197,7 +197,7 @@ std::vector<Cursor> Cursor::entries_checked(
         known += candidate;
       }
       yaml::fail(Origin{m_file, key.Mark(), path}, "unknown key '" + name + "'",
-                 hint + "known keys here: " + known + " (schema in config/README.md)");
+                 hint + "known keys here: " + known);
     }
     out.push_back(Cursor(pair.second, m_file, path, key.Mark(), name, key.Tag()));
   }

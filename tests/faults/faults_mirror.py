@@ -56,6 +56,16 @@ def pages_of(dest):
             yield os.path.join(directory, "index.html")
 
 
+VARIANTS = ("cu126", "cpu")  # the spec's
+
+
+def is_project_list(relative):
+    """DIR/index.html and DIR/<variant>/index.html list projects; DIR/<project>/index.html (every
+    variant's files) and DIR/<variant>/<project>/index.html list files."""
+    parts = relative.split(os.sep)
+    return len(parts) == 1 or (len(parts) == 2 and parts[0] in VARIANTS)
+
+
 def check_pages(dest):
     """The invariant after any kill; returns the set of (page, file, sha256) listed."""
     listed = set()
@@ -65,7 +75,7 @@ def check_pages(dest):
             href = anchor.get("href", "")
             path, _, fragment = href.partition("#")
             target = os.path.normpath(os.path.join(os.path.dirname(page), unquote(path)))
-            if relative.count(os.sep) == 1:  # a variant's page: links to project pages
+            if is_project_list(relative):  # the root's or a variant's: links project pages
                 check(os.path.isfile(os.path.join(target, "index.html")),
                       f"{relative} links {href}, which has no page")
                 continue

@@ -637,3 +637,66 @@ TEST_CASE("parse_project_html reads every page of the sample index as MANIFEST.j
     CHECK(*names == listed);
   }
 }
+
+TEST_CASE("parse_root_listing reads PEP 503 roots and web servers' directory listings",
+          "[index][html]") {
+  using wheelmod::index::parse_root_listing;
+  const auto names = [](std::string_view html, std::string_view url) {
+    std::map<std::string, std::string> out;
+    for (auto& entry : wheelmod::test::require_parsed(parse_root_listing(html, url), "listing"))
+      out.emplace(entry.name, entry.url);
+    return out;
+  };
+  SECTION("a PEP 503 root: the anchor's text, the href resolved") {
+    const auto found = names(
+        R"(<!DOCTYPE html><html><body><a href="/simple/torch/">torch</a>
+<a href="/simple/nvidia-cublas-cu12/">nvidia-cublas-cu12</a></body></html>)",
+        "https://proxy.example/simple/");
+    CHECK(found == std::map<std::string, std::string>{
+                       {"torch", "https://proxy.example/simple/torch/"},
+                       {"nvidia-cublas-cu12", "https://proxy.example/simple/nvidia-cublas-cu12/"}});
+  }
+  SECTION("a listing's 'torch/' is the project torch") {
+    CHECK(names(R"(<a href="torch/">torch/</a>)", "http://h/simple/") ==
+          std::map<std::string, std::string>{{"torch", "http://h/simple/torch/"}});
+  }
+  SECTION("nginx autoindex: ../ skipped, names from the href (the text is cut at 50 characters)") {
+    const auto found = names(
+        "<html>\r\n<head><title>Index of /m/</title></head>\r\n<body>\r\n<h1>Index of "
+        "/m/</h1><hr><pre><a href=\"../\">../</a>\r\n"
+        "<a href=\"cu129/\">cu129/</a>                                             "
+        "07-Dec-2026 03:59                   -\r\n"
+        "<a href=\"nvidia-cuda-cupti-cu12-with-a-name-over-fifty-chars-x/\">"
+        "nvidia-cuda-cupti-cu12-with-a-name-over-fifty-c..&gt;</a> 07-Dec-2026 03:59 -\r\n"
+        "<a href=\"wheelmod-mirror.json\">wheelmod-mirror.json</a>   07-Dec-2026 03:59  "
+        "1234\r\n</pre><hr></body>\r\n</html>\r\n",
+        "http://127.0.0.1:8080/m/");
+    CHECK(found == std::map<std::string, std::string>{
+                       {"cu129", "http://127.0.0.1:8080/m/cu129/"},
+                       {"nvidia-cuda-cupti-cu12-with-a-name-over-fifty-chars-x",
+                        "http://127.0.0.1:8080/m/nvidia-cuda-cupti-cu12-with-a-name-over-fifty-"
+                        "chars-x/"},
+                       {"wheelmod-mirror.json", "http://127.0.0.1:8080/m/wheelmod-mirror.json"}});
+  }
+  SECTION("python3 -m http.server") {
+    const auto found = names(
+        "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Directory "
+        "listing for /</title>\n</head>\n<body>\n<h1>Directory listing for /</h1>\n<hr>\n<ul>\n"
+        "<li><a href=\"cu126/\">cu126/</a></li>\n<li><a href=\"Torch_/\">Torch_/</a></li>\n"
+        "</ul>\n<hr>\n</body>\n</html>\n",
+        "http://127.0.0.1:8000/");
+    CHECK(found == std::map<std::string, std::string>{{"cu126", "http://127.0.0.1:8000/cu126/"},
+                                                      {"Torch_", "http://127.0.0.1:8000/Torch_/"}});
+  }
+  SECTION("Apache: sort links and the parent directory are no entries") {
+    const auto found = names(
+        R"(<table><tr><th><a href="?C=N;O=D">Name</a></th><th><a href="?C=M;O=A">Last modified</a></th></tr>
+<tr><td valign="top"><img src="/icons/back.gif" alt="[PARENTDIR]"></td><td><a href="/whl/">Parent Directory</a></td></tr>
+<tr><td valign="top"><img src="/icons/folder.gif" alt="[DIR]"></td><td><a href="cu126/">cu126/</a></td></tr>
+<tr><td><a href="nvidia%2Dnccl%2Dcu12/">nvidia-nccl-cu12/</a></td></tr></table>)",
+        "https://site/whl/");
+    CHECK(found == std::map<std::string, std::string>{
+                       {"cu126", "https://site/whl/cu126/"},
+                       {"nvidia-nccl-cu12", "https://site/whl/nvidia%2Dnccl%2Dcu12/"}});
+  }
+}

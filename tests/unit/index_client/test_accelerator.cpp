@@ -2,7 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "index/page.hpp"
 #include "index_client/accelerator.hpp"
 
 using namespace wheelmod::index_client;
@@ -98,19 +97,6 @@ TEST_CASE("classify_directory knows today's and the legacy directory names",
     CHECK(classify_directory(name) == DirectoryKind::legacy_variant);
   for (const char* name : {"whl", "torch", "nightly", "variant", "cuda", "rocm", "cu12x", ""})
     CHECK(classify_directory(name) == DirectoryKind::other);
-}
-
-TEST_CASE("listed_variants reads the directories of /whl/<project>/'s links",
-          "[index_client][accelerator]") {
-  const auto page = wheelmod::index::parse_project_html(
-      R"(<a href="/whl/cu128/torch-2.10.0%2Bcu128-cp313-cp313-manylinux_2_28_x86_64.whl">a</a>
-<a href="https://download-r2.pytorch.org/whl/cu130/torch-2.12.0%2Bcu130-cp313-cp313-manylinux_2_28_x86_64.whl">b</a>
-<a href="/whl/rocm7.1/torch-2.10.0%2Brocm7.1-cp313-cp313-manylinux_2_28_x86_64.whl">c</a>
-<a href="/whl/triton-3.5.0-cp313-cp313-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl">d</a>
-<a href="/whl/cpu-cxx11-abi/torch-2.5.1%2Bcpu.cxx11.abi-cp312-cp312-linux_x86_64.whl">e</a>)",
-      "https://download.pytorch.org/whl/torch/");
-  REQUIRE(page);
-  CHECK(listed_variants(*page) == std::set<std::string>{"cu128", "cu130", "rocm7.1"});
 }
 
 TEST_CASE("minimum_driver follows the CUDA major", "[index_client][accelerator]") {

@@ -158,6 +158,18 @@ Parsed<ProjectPage> parse_project_json(std::string_view json, std::string_view p
 
 /// Project names of a PEP 503 root page (HTML), as written.
 Parsed<std::vector<std::string>> parse_root_html(std::string_view html);
+/// One entry of an index's root: a project of a PEP 503 root page, or a directory of a web
+/// server's listing (nginx and Apache autoindex, `python3 -m http.server`).
+struct RootEntry {
+  std::string name;  // as written (not normalised)
+  std::string url;   // absolute, against `page_url`
+};
+
+/// What a root page or a directory listing names, read as a hint of what exists: each anchor's
+/// one relative href segment (`cu126/`, `torch/` -> `torch`), else its text; sort links, `../`
+/// and texts with spaces are skipped. Fails only on an unsupported PEP 629 version.
+Parsed<std::vector<RootEntry>> parse_root_listing(std::string_view html, std::string_view page_url);
+
 /// Project names of a PEP 691 root page (JSON).
 Parsed<std::vector<std::string>> parse_root_json(std::string_view json);
 

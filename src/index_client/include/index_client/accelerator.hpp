@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "index/page.hpp"
 #include "pep/parse_error.hpp"
 
 namespace wheelmod::index_client {
@@ -42,7 +41,7 @@ std::optional<std::string> cuda_version_of_variant(std::string_view variant);
 /// cu120; rocm 6.2.4 -> rocm6.2.4, rocm6.2, rocm6.1.x..., rocm6.0. A ROCm version matches the
 /// directories that extend it (rocm 6.2 -> rocm6.2.4, then rocm6.2): the index names some
 /// directories by patch level. `listed`: the directories the index is known to have (from
-/// listed_variants); without it, names the index has been seen to use.
+/// IndexLayout::listed_variants); without it, names the index has been seen to use.
 std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_view version,
                                             const std::set<std::string>* listed = nullptr);
 
@@ -52,12 +51,6 @@ std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_vi
 /// ACCEPTED_SUBDIR_PATTERNS / NOT_ACCEPTED_SUBDIR_PATTERNS).
 enum class DirectoryKind { variant, legacy_variant, other };
 DirectoryKind classify_directory(std::string_view name);
-
-/// The variant directories whose files a project's page at the index root (`/whl/torch/`, which
-/// lists the project's files of every variant) links: the directory of each file's URL path
-/// ("cu128" for `https://download-r2.pytorch.org/whl/cu128/torch-…whl`). Empty when the page links
-/// no file inside a variant directory.
-std::set<std::string> listed_variants(const index::ProjectPage& root_page);
 
 /// The oldest NVIDIA driver that runs a CUDA variant's wheels through minor version
 /// compatibility: CUDA 13.x >= 580, 12.x >= 525.60.13, 11.x >= 450.80.02 (CUDA Toolkit release

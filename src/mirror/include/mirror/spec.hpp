@@ -30,6 +30,7 @@ struct MirrorSpec {
   std::filesystem::path file;  // where it was read from (for messages)
   /// Root of the source index, variant directories below it (.../whl -> .../whl/cu126/torch/).
   std::string index = "https://download.pytorch.org/whl";
+  bool index_given = false;  // the spec has an `index` key (else the configured index is used)
   VariantSelection variants;
   std::vector<PackageSelection> packages;  // at least one
   std::vector<std::string> python;         // "3.11", "3.12", "3.13t"; at least one

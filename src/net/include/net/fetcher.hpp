@@ -43,6 +43,13 @@ struct Response {
       total_size;  // whole resource size when known (Content-Range / Content-Length / file size)
 };
 
+/// What asking for a page gave: the page, or why there is none.
+struct PageAnswer {
+  std::optional<Response> page;
+  /// When `page` is empty: "HTTP 404", "HTTP 403" or "no such file" (a local index).
+  std::string absent;
+};
+
 /// Counters for tests and reports.
 struct FetchStats {
   std::uint64_t requests = 0;      // network requests sent (retries included)
@@ -63,6 +70,8 @@ class Fetcher {
   /// Throws IoError (exit 4) naming the URL and the last cause after the
   /// retries are spent, or once options.page_timeout has passed.
   std::optional<Response> get_page(std::string_view url, std::string_view accept);
+  /// get_page, saying what answered when there is no page (for errors that name each URL asked).
+  PageAnswer ask_page(std::string_view url, std::string_view accept);
 
   /// GETs a whole resource (a .metadata file, a small wheel) without the
   /// page cache. Throws IoError, also for 403/404.

@@ -24,6 +24,7 @@ struct MirrorOptions {
   std::string eb_sourcepath;  // also link the wheels there
   std::vector<std::string> eb_names;
   DownloadSettings download;
+  ConnectionSettings connection;
   unsigned page_timeout = 300;  // seconds an index page may take in all, as Selection's
 };
 

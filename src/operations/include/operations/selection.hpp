@@ -18,6 +18,15 @@ namespace wheelmod::operations {
 
 inline constexpr std::string_view k_default_index = "https://download.pytorch.org/whl";
 
+/// How wheelmod talks to the servers, for index pages and downloads alike.
+struct ConnectionSettings {
+  std::string cacert;           // CA bundle; "": SSL_CERT_FILE, CURL_CA_BUNDLE, the system's
+  unsigned stall_timeout = 60;  // seconds without a byte before a transfer is retried
+};
+
+/// net's connection options for `settings`.
+net::ConnectionOptions connection_options(const ConnectionSettings& settings);
+
 struct Selection {
   std::vector<std::string> specs;  // PEP 508 requirements
   std::string toolchain;           // foss-2024a; "" with --python
@@ -25,8 +34,9 @@ struct Selection {
   /// variant directory names, else cpu.
   std::string accelerator;
   /// The index root; a variant directory's URL (…/whl/cu126, as pytorch.org tells pip users) is
-  /// taken as the root and that variant (with_index_variant).
-  std::string index = std::string(k_default_index);
+  /// taken as the root and that variant (with_index_variant). "": the configured one
+  /// (index_setting.hpp: WHEELMOD_INDEX_URL, the configuration file, download.pytorch.org).
+  std::string index;
   std::string python;      // X.Y; "": the toolchain's
   std::string arch;        // "": this host's
   std::string glibc;       // 2.NN; "": this host's
@@ -40,21 +50,21 @@ struct Selection {
   std::string wheel_variant;  // PEP 825 variant label to accept; "": variant wheels are skipped
   /// Seconds an index page (or .metadata file) may take in all, retries included (1 to 86400).
   unsigned page_timeout = 300;
+  ConnectionSettings connection;
 };
 
 struct DownloadSettings {
   unsigned jobs = 4;  // 1 to 64
   unsigned retries = 5;
-  unsigned stall_timeout = 60;  // seconds
   /// The largest file downloaded, in bytes (>= 1): net::DownloadOptions::max_size.
   std::uint64_t max_download_size = net::k_default_max_download_size;
-  std::string cacert;
   bool no_cache = false;
 };
 
-/// `selection` with an --index that names a variant directory split into the index root and
-/// --accelerator (noted to `reporter`), and an empty accelerator made `cpu`. Throws UsageError
-/// when --accelerator names another variant than the URL, or the URL names a legacy directory.
+/// `selection` with its index in effect (--index, else the configured one), one that names a
+/// variant directory split into the index root and --accelerator (noted to `reporter`), and an
+/// empty accelerator made `cpu`. Throws UsageError when --accelerator names another variant
+/// than the URL, or the URL names a legacy directory.
 Selection with_index_variant(Selection selection, Reporter& reporter);
 
 /// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG default), else "".
@@ -87,6 +97,7 @@ void check_jobs(const DownloadSettings& settings);
 net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
                                           const std::filesystem::path& dest,
                                           const DownloadSettings& settings,
+                                          const ConnectionSettings& connection,
                                           const std::string& cache_dir, Reporter& reporter);
 
 }  // namespace wheelmod::operations
