@@ -269,9 +269,12 @@ class DownloadArea {
   DirectoryLock m_lock;
 };
 
-void download(const InstallOptions& options, const resolve::ResolveReport& report,
-              const easybuild::Generation& generation, std::optional<DownloadArea>& downloads,
-              prefix::PrefixInstallRequest& request, Reporter& reporter) {
+// Returns the log's lines for the files fetched: each with the sha256 it was checked against,
+// or the one computed where the index gave none.
+std::string download(const InstallOptions& options, const resolve::ResolveReport& report,
+                     const easybuild::Generation& generation,
+                     std::optional<DownloadArea>& downloads, prefix::PrefixInstallRequest& request,
+                     Reporter& reporter) {
   request.python_version = report.target.python;
   auto& modules = request.relink->modules;
   modules.insert(modules.end(), report.modules.begin(), report.modules.end());
@@ -293,7 +296,13 @@ void download(const InstallOptions& options, const resolve::ResolveReport& repor
     reporter.on_note(DownloadArea::kept_line(request.prefix));
     throw net::combined_failure(batch);
   }
-  for (const auto& result : batch.results) request.wheels.push_back(result->path);
+  std::string fetched = std::to_string(batch.results.size()) + " wheels";
+  for (const auto& result : batch.results) {
+    request.wheels.push_back(result->path);
+    fetched += "\n  " + result->path.filename().string() + " sha256:" + result->sha256 +
+               (result->sha256_from_index ? " (as the index gives it)" : " (computed)");
+  }
+  return fetched;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -422,8 +431,8 @@ InstallResult install(const InstallOptions& given, Reporter& reporter) {
     log.stage("resolved", resolving, resolution_text(*report));
     const auto fetching = Clock::now();
     notice.emplace("wheelmod: interrupted; " + DownloadArea::kept_line(prefix_path));
-    download(options, *report, generation, downloads, request, reporter);
-    log.stage("fetched", fetching, std::to_string(request.wheels.size()) + " wheels");
+    const auto fetched = download(options, *report, generation, downloads, request, reporter);
+    log.stage("fetched", fetching, fetched);
   }
   const auto installing = Clock::now();
   if (module_file) log.line("module: " + module_file->target.file.string());
