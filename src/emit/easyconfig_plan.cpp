@@ -74,8 +74,10 @@ std::vector<Extension> merge_extensions(
       // in a directory where no setup.py is for a wheel: a logged failure with real EasyBuild.
       // easybuild-easyconfigs' own bundles skip it for that reason.
       if (wheel->name == "sympy") extension.skipsteps = {"test"};
+      // Without the index's credentials: an easyconfig is shared and committed, and EasyBuild
+      // cannot use a masked password; the site gives eb its own access to the index.
       extension.files[arch] =
-          WheelFile{wheel->filename, mask_credentials(wheel->url), wheel->sha256.value_or("")};
+          WheelFile{wheel->filename, without_credentials(wheel->url), wheel->sha256.value_or("")};
       is_requested[key] = is_requested[key] || wheel->requested;
     }
   }

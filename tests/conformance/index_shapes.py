@@ -549,7 +549,8 @@ class Matrix:
                                        version=VERSION, python=PYTHON))
         self.wheelmod(["mirror", spec, "--dest", dest], os.environ)
         if old:
-            os.remove(os.path.join(dest, "index.html"))
+            if os.path.exists(os.path.join(dest, "index.html")):
+                os.remove(os.path.join(dest, "index.html"))
             for entry in os.listdir(dest):
                 if entry not in ("cu126", "cpu", "files", ".wheelmod") and \
                         os.path.isdir(os.path.join(dest, entry)):
@@ -637,8 +638,7 @@ class Matrix:
                 log = handle.read()
             # The "fetched" lines: each wheel with the sha256 checked (or computed where the
             # index gives none).
-            found = re.search(re.escape(wanted_name) + r" sha256:([0-9a-f]{64}) \((as the index|comp)",
-                              log)
+            found = re.search(re.escape(wanted_name) + r" sha256:([0-9a-f]{64})", log)
             check(found, f"install: the log names no {wanted_name}")
             dist = glob.glob(os.path.join(prefix, "lib", "python*", "site-packages",
                                           f"{PROJECT}-{VERSION}+cu126.dist-info"))
@@ -655,6 +655,8 @@ class Matrix:
                 with open(path) as handle:
                     texts += handle.read()
             named = wanted_name in texts or wanted_name.replace("+", "%2B") in texts
+            # Shared and committed: no credentials at all, not even a masked `user:***@`.
+            check(f"{USER}:" not in texts, "the easyconfig carries the index's user name")
             return named and wanted_sha in texts, \
                 f"{'names' if named else 'lacks'} {wanted_name}, {'with' if wanted_sha in texts else 'without'} its sha256"
         attempt("easyconfig", easyconfig)
@@ -743,7 +745,7 @@ def main():
         for name in args.shapes or SHAPES:
             try:
                 matrix.run_shape(name)
-            except Failure as failure:
+            except (Failure, OSError, subprocess.SubprocessError) as failure:
                 matrix.failed = True
                 print(f"{name}: FAIL: {failure}", flush=True)
     finally:
