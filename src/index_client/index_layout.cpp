@@ -1,5 +1,7 @@
 #include "index_client/index_layout.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 #include "core/url.hpp"
 #include "index_client/accelerator.hpp"
@@ -122,9 +124,16 @@ const std::vector<index::RootEntry>& IndexLayout::listing(const std::string& url
 
 std::optional<std::string> IndexLayout::listed_url(const std::string& listing_url,
                                                    const std::string& project) {
-  for (const auto& entry : listing(listing_url))
-    if (is_directory_entry(entry) && pep::canonicalize_name(entry.name) == project)
-      return entry.url;
+  for (const auto& entry : listing(listing_url)) {
+    if (!is_directory_entry(entry) || pep::canonicalize_name(entry.name) != project) continue;
+    // Only a page below the index root, and a URL fit to print: a listing is a hint, and may
+    // not send wheelmod to another server or to this machine's files.
+    if (!entry.url.starts_with(m_root + "/") || std::ranges::any_of(entry.url, [](char c) {
+          return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+        }))
+      continue;
+    return entry.url;
+  }
   return std::nullopt;
 }
 

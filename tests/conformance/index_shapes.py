@@ -681,8 +681,13 @@ class Matrix:
             result = self.wheelmod(["resolve", "torchh", "--toolchain", "foss-2024a", *TARGET,
                                     *selection], env, expect=None)
             named = re.search(r"torchh/: (HTTP 40[34]|no such file)", result.stderr)
-            ok = pip_missing.returncode != 0 and result.returncode == 3 and named is not None
-            return ok, (f"exit {result.returncode}, names " + named.group(0) if named
+            # The nearest name from what the index shows (its root page or listing, else the
+            # variant's root page).
+            suggested = "did you mean 'torch'?" in result.stderr
+            ok = pip_missing.returncode != 0 and result.returncode == 3 and named is not None \
+                and suggested
+            return ok, (f"exit {result.returncode}, names " + named.group(0) +
+                        (", did you mean 'torch'?" if suggested else ", no suggestion") if named
                         else f"exit {result.returncode}: {result.stderr.strip()[:200]}")
         attempt("missing", missing)
 

@@ -1,8 +1,10 @@
 // Index pages: PEP 503 HTML (src/index/html_anchors), or, built with
 // WHEELMOD_FUZZ_INDEX_JSON, PEP 691 JSON (nlohmann::json); the project
-// page and the root page from the same bytes. Properties: every link has
-// an absolute URL without a fragment, a file name without a slash, and
-// lower-case hex hashes (what index/page.hpp promises its callers).
+// page and the root page from the same bytes, and (HTML) the same bytes read
+// as a root listing. Properties: every link has an absolute URL without a
+// fragment, a file name without a slash, and lower-case hex hashes; every
+// listing entry a name without a slash, whitespace or ".." (what
+// index/page.hpp promises its callers).
 #include <string>
 #include <string_view>
 
@@ -39,5 +41,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto page = parse_project(text, "https://download.pytorch.org/whl/cu126/torch/"))
     check_links(*page, text);
   (void)parse_root(text);
+#ifndef WHEELMOD_FUZZ_INDEX_JSON
+  if (const auto entries = index::parse_root_listing(text, "https://proxy.example/simple/"))
+    for (const auto& entry : *entries) {
+      const std::string context = "input:\n" + std::string(text) + "\nentry: " + entry.name;
+      WHEELMOD_FUZZ_CHECK(!entry.name.empty() && entry.name != "." && entry.name != "..", context);
+      WHEELMOD_FUZZ_CHECK(entry.name.find_first_of("/ \t\r\n") == std::string::npos, context);
+    }
+#endif
   return 0;
 }
