@@ -166,7 +166,69 @@ def lifecycle(r):
     check("not an installation wheelmod made" in again.stderr, again.stderr)
 
 
-SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock, lifecycle)}
+def index_configured(r):
+    """The index named once: WHEELMOD_INDEX_URL, else the `index` of wheelmod's configuration
+    file ($XDG_CONFIG_HOME/wheelmod/config.yaml, or $WHEELMOD_CONFIG_FILE), else the default;
+    --index wins over both, the variable over the file; `wheelmod config` says which and from
+    where; a mirror spec without `index` reads it too; a bad file is exit 2 at file:line:col."""
+    index = "file://" + os.path.join(r.sample, "whl")
+    missing = "file://" + os.path.join(r.work, "no-such-index")
+    target = ["torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+              "--cache-dir", os.path.join(r.work, "cache"), "--format", "json"]
+
+    def resolve(env, *extra, expect=0):
+        return run_expecting([r.wheelmod, "resolve", *target, *extra], expect, env=env)
+
+    def config(env):
+        result = run_expecting([r.wheelmod, "config", "--format", "json"], 0, env=env)
+        return json.loads(result.stdout)["index"]
+
+    shown = config(r.environment)
+    check(shown == {"value": "https://download.pytorch.org/whl", "origin": "the default"}, shown)
+    # The variable.
+    env = dict(r.environment, WHEELMOD_INDEX_URL=index)
+    check(json.loads(resolve(env).stdout)["index"] == index, "the variable's index was not read")
+    check(config(env) == {"value": index, "origin": "$WHEELMOD_INDEX_URL"}, config(env))
+    result = resolve(env, "--index", missing, expect=4)
+    check("no-such-index" in result.stderr, "--index does not win: " + result.stderr)
+    # The user's configuration file, below the variable.
+    config_dir = os.path.join(r.environment["XDG_CONFIG_HOME"], "wheelmod")
+    os.makedirs(config_dir)
+    config_path = os.path.join(config_dir, "config.yaml")
+    with open(config_path, "w") as handle:
+        handle.write("# the site's proxy of download.pytorch.org\nindex: " + index + "\n")
+    check(json.loads(resolve(r.environment).stdout)["index"] == index, "the file was not read")
+    check(config(r.environment) == {"value": index, "origin": config_path + ":2"},
+          config(r.environment))
+    result = resolve(dict(r.environment, WHEELMOD_INDEX_URL=missing), expect=4)
+    check("no-such-index" in result.stderr, "the variable does not win: " + result.stderr)
+    # A mirror spec without `index` reads the configured one.
+    spec = os.path.join(r.work, "spec.yaml")
+    with open(spec, "w") as handle:
+        handle.write("variants: [cpu]\npackages: {torch: '==2.6.0'}\npython: ['3.12']\n"
+                     "arches: [x86_64]\nglibc: '2.28'\ndependencies: false\n")
+    result = run_expecting([r.wheelmod, "mirror", spec, "--dest", os.path.join(r.work, "m"),
+                            "--dry-run", "--format", "json"], 0, env=r.environment)
+    # (download.pytorch.org is out of reach here: a plan at all means the configured index.)
+    files = [f["file"] for f in json.loads(result.stdout)["files"]]
+    check(files == ["whl/cpu/torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl"],
+          f"mirror did not read {index}: {files}")
+    # $WHEELMOD_CONFIG_FILE names the one file; mistakes are exit 2 at their place.
+    other = os.path.join(r.work, "site.yaml")
+    for text, wanted in (("index: relative/path\n", "site.yaml:1:8"),
+                         ("index: " + index + "\nindex-url: x\n", "site.yaml:2:1"),
+                         ("index: [a\n", "site.yaml:")):
+        with open(other, "w") as handle:
+            handle.write(text)
+        result = resolve(dict(r.environment, WHEELMOD_CONFIG_FILE=other), expect=2)
+        check(wanted in result.stderr and "hint:" in result.stderr, result.stderr)
+    result = resolve(dict(r.environment, WHEELMOD_CONFIG_FILE=other + ".gone"), expect=2)
+    check("WHEELMOD_CONFIG_FILE" in result.stderr and "no such file" in result.stderr,
+          result.stderr)
+
+
+SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock, lifecycle,
+                                      index_configured)}
 
 
 def main():
