@@ -52,9 +52,11 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
                  "cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2 or rocm6.2.4 (default: cpu, or the "
                  "variant an --index URL names)");
   sub.add_option("--index", selection.index,
-                 "Index root with variants below it: https://, http://, file:// or a path "
-                 "(default: https://download.pytorch.org/whl); a variant directory's URL "
-                 "(.../whl/cu126) means the root and that variant");
+                 "The index: download.pytorch.org's shape (variants below it), a tree of variant "
+                 "directories, a single-variant PEP 503/691 index or a wheelmod mirror; "
+                 "https://, http://, file:// or a path (default: $WHEELMOD_INDEX_URL, else the "
+                 "index of wheelmod's config file, else https://download.pytorch.org/whl); a "
+                 "variant directory's URL (.../whl/cu126) means the root and that variant");
   sub.add_option("--driver", selection.driver,
                  "NVIDIA driver of the compute nodes, e.g. 550.54.15: CUDA variants it cannot run "
                  "are passed over (default: this machine's, if it has one; 'none': not checked)");
