@@ -162,6 +162,13 @@ const std::set<std::string>* IndexLayout::listed_variants(const std::string& pro
   return it->second ? &*it->second : nullptr;
 }
 
+std::set<std::string> IndexLayout::listed_directories() {
+  std::set<std::string> out;
+  for (const auto& entry : listing(m_root + "/"))
+    if (is_directory_entry(entry) && is_variant_name(entry.name)) out.insert(entry.name);
+  return out;
+}
+
 std::optional<VariantPage> IndexLayout::variant_page(const std::string& variant,
                                                      const std::string& project) {
   const auto url = join_url(m_root, variant + "/" + project + "/");

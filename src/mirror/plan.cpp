@@ -86,15 +86,20 @@ class Planner {
   }
 
  private:
-  // Variants named in the spec, plus those the index's root project pages show
+  // Variants named in the spec, plus, for a range, those the index's root project pages show
   // (download.pytorch.org/whl/torch/ lists every variant's torch files; a single-variant index's
-  // page has its variant in the files' local labels).
+  // page has its variant in the files' local labels), else those its root listing shows (a
+  // tree of variant directories behind a web server's listing).
   std::vector<std::string> available_variants() {
     std::set<std::string> found(m_spec.variants.names.begin(), m_spec.variants.names.end());
     if (m_spec.variants.cuda || m_spec.variants.rocm) {
+      bool listed_any = false;
       for (const auto& package : m_spec.packages)
-        if (const auto* listed = m_index.listed_variants(package.name))
+        if (const auto* listed = m_index.listed_variants(package.name)) {
           found.insert(listed->begin(), listed->end());
+          listed_any = true;
+        }
+      if (!listed_any) found.merge(m_index.listed_directories());
     }
     return {found.begin(), found.end()};
   }

@@ -134,6 +134,13 @@ def check_mirror(r):
             target = os.path.normpath(os.path.join(os.path.dirname(page),
                                                    unquote(anchor["href"].split("#")[0])))
             check(target == os.path.normpath(stored), f"{filename}: the href leads to {target}")
+        # The root's page of the project (download.pytorch.org's /whl/<project>/) lists it too.
+        page = os.path.join(r.dest, entry["project"], "index.html")
+        links = {os.path.basename(unquote(a["href"].split("#")[0])): a for a in anchors(page)}
+        check(filename in links, f"{filename} not on {page}")
+    root_projects = {a["href"].rstrip("/") for a in anchors(os.path.join(r.dest, "index.html"))}
+    projects = {entry["project"] for entry in manifest["files"].values()}
+    check(root_projects == projects, f"the root page lists {root_projects}, not {projects}")
     return manifest
 
 
@@ -365,6 +372,66 @@ def pip_nginx(r):
         server.wait(timeout=15)
 
 
+def mirror_of_mirror(r):
+    """A mirror served by `python3 -m http.server` is the index of another mirror whose spec
+    takes variants by CUDA range: the variants come from the first mirror's root pages, or, for
+    one written without them, from the server's listing of its root; the second mirror holds
+    the first one's files with their hashes."""
+    first, _ = r.mirror()
+    first_manifest = r.manifest()
+    cu126 = {os.path.basename(k): e["sha256"] for k, e in first_manifest["files"].items()
+             if "cu126" in e["variants"] and e["project"] == "torch"}
+    check(cu126, "the first mirror has no cu126 torch")
+    for old in (False, True):
+        if old:  # as a mirror written before the root pages
+            os.remove(os.path.join(r.dest, "index.html"))
+            for entry in os.listdir(r.dest):
+                if entry not in ("cu126", "cpu", "files", ".wheelmod") and \
+                        os.path.isdir(os.path.join(r.dest, entry)):
+                    shutil.rmtree(os.path.join(r.dest, entry))
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                                   "127.0.0.1", "--directory", r.dest],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port)
+            spec = r.write_spec("second.yaml", SPEC.format(index=f"http://127.0.0.1:{port}",
+                                                           python=PYTHON)
+                                .replace("[cu126, cpu]", '[{cuda: ">=12.4"}]')
+                                .replace("[x86_64, aarch64]", "[x86_64]"))
+            second_dest = os.path.join(r.work, f"second-{old}")
+            result = run_expecting([r.wheelmod, "-q", "mirror", spec, "--dest", second_dest,
+                                    "--format", "json"], 0, timeout=300)
+            with open(os.path.join(second_dest, "wheelmod-mirror.json")) as handle:
+                second = json.load(handle)
+            got = {os.path.basename(k): e["sha256"] for k, e in second["files"].items()
+                   if e["project"] == "torch"}
+            check(all(e["variants"] == ["cu126"] for e in second["files"].values()),
+                  f"old={old}: variants {[e['variants'] for e in second['files'].values()]}")
+            wanted = {name: digest for name, digest in cu126.items() if "x86_64" in name}
+            check(got == wanted, f"old={old}: second mirror's torch {got}, first's {wanted}")
+            check(json.loads(result.stdout)["downloads"] > 0, "nothing downloaded")
+        finally:
+            server.terminate()
+            server.wait(timeout=15)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
 def http(r):
     """The sample served by nginx: mirrored over HTTP; the re-run sends conditional requests for
     the pages and downloads no wheel."""
@@ -519,7 +586,7 @@ def nothing_matches(r):
 
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
                                           killed, pip_nginx, http, http_credentials, http_faults, eb_sourcepath, size_limit,
-                                          bad_spec, nothing_matches)}
+                                          bad_spec, nothing_matches, mirror_of_mirror)}
 
 
 def main():

@@ -73,6 +73,10 @@ class IndexLayout {
   /// belongs_to_variant reads them); nullptr when there is no project page or it names none.
   const std::set<std::string>* listed_variants(const std::string& project);
 
+  /// The variant directories the index's root page or listing shows (`cu126/` in nginx's or
+  /// python's listing of a mirror without root pages): a hint of which variants exist.
+  std::set<std::string> listed_directories();
+
   /// The files `variant` offers of `project`: `<root>/<variant>/<project>/` when the index has
   /// that page, else the files of the project page that belong to the variant (none: nullopt).
   /// A variant directory's pages are asked by the normalised name only, as pip asks.
