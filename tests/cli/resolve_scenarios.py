@@ -202,6 +202,43 @@ def unreachable(r):
     check("127.0.0.1:9" in result.stderr, result.stderr)
 
 
+def stall_timeout(r):
+    """resolve's page requests obey --stall-timeout (they once ran on the default 60 s whatever
+    was given): a server that sends a page's first bytes and then nothing is given up after
+    the retries of a 1 s stall, long before --page-timeout, with exit 4 naming the page."""
+    import http.server
+    import threading
+    import time
+
+    class Stalling(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self.wfile.write(b"<!DOCTYPE html><html><body>")
+            self.wfile.flush()
+            time.sleep(30)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stalling)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        index = f"http://127.0.0.1:{server.server_address[1]}/whl"
+        started = time.monotonic()
+        result = r.run("torch==2.6.0", "--python", "3.12", "--arch", "x86_64", "--glibc", "2.28",
+                       "--stall-timeout", "1", "--page-timeout", "120", index=index, expect=4)
+        elapsed = time.monotonic() - started
+        check(elapsed < 60, f"took {elapsed:.0f} s: the stall timeout did not apply")
+        check("/whl/torch/" in result.stderr, result.stderr)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def malformed_metadata_hash(r):
     """A .metadata file whose hash does not match the page (pytorch#197552: a line appended on
     the CDN) is not trusted: the METADATA comes from the wheel itself, with a warning, exit 0."""
@@ -363,7 +400,7 @@ def http(r):
 SCENARIOS = {f.__name__: f for f in (
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
-    variant_url_index, rocm_patch_level, listed_variants_only, driver_floor,
+    variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,
     index_contradicts, metadata_requires_python, http)}
 
 
