@@ -613,7 +613,7 @@ class Matrix:
 
         def resolve():
             # Spelt as PEP 503 allows: the page asked for is torch/ all the same.
-            result = self.wheelmod(["resolve", f"Torch_=={VERSION}", "--toolchain", "foss-2024a",
+            result = self.wheelmod(["resolve", f"Torch=={VERSION}", "--toolchain", "foss-2024a",
                                     *TARGET, *selection, "--format", "json"], env)
             wheel = next(w for w in json.loads(result.stdout)["wheels"] if w["name"] == PROJECT)
             same = wheel["filename"] == wanted_name and wheel["sha256"] in (wanted_sha, None)
