@@ -24,7 +24,8 @@ import time
 import zipfile
 from urllib.parse import unquote
 
-from scenario_support import anchors, check, run_expecting, scenario_main, sha256_of
+from scenario_support import (anchors, check, free_port, run_expecting, scenario_main, sha256_of,
+                              wait_for_port)
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPEC = """\
@@ -414,22 +415,6 @@ def mirror_of_mirror(r):
         finally:
             server.terminate()
             server.wait(timeout=15)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
 
 
 def http(r):

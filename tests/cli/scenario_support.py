@@ -7,7 +7,9 @@ import csv
 import hashlib
 import html.parser
 import os
+import socket
 import subprocess
+import time
 import types
 
 
@@ -123,3 +125,21 @@ def serve_locally(handler_class):
 def stop_server(server):
     server.shutdown()
     server.server_close()
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 no one listens on now (a server may still take it first)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port, timeout=15):
+    """Returns once something accepts connections on 127.0.0.1:`port`; Failure after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise Failure(f"nothing listens on 127.0.0.1:{port} after {timeout} s")

@@ -17,10 +17,7 @@ rows as a Markdown table. Exit 0 when every command of every shape agrees with p
 does not, 77 (CTest's skip) when pip or nginx is missing, naming what.
 """
 import argparse
-import base64
 import glob
-import hashlib
-import html.parser
 import http.client
 import http.server
 import json
@@ -28,7 +25,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -55,50 +51,12 @@ glibc: "2.28"
 """
 
 
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise Failure(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+# The helpers the CLI scenarios share (tests/cli/scenario_support.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from scenario_support import Anchors, Failure, check, free_port, sha256_of, wait_for_port  # noqa: E402
 
 
 # ---- building the shapes from the sample ---------------------------------------------------
-
-class Anchors(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.links = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            self.links.append(dict(attrs))
-
 
 def page_files(page_path, page_url_dir):
     """The files a sample page links: (filename, absolute path, sha256 or None, metadata sha256
