@@ -116,7 +116,10 @@ const std::vector<index::RootEntry>& IndexLayout::listing(const std::string& url
       answer = "a listing of " + std::to_string(it->second.size()) + " entries";
     }
   } catch (const Error& error) {
+    // The cause may carry the server's reason phrase: shown, but never a control character.
     answer = error.cause();
+    for (char& c : answer)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   }
   m_listing_probes.push_back({mask_credentials(url), std::move(answer)});
   return it->second;
