@@ -383,5 +383,8 @@ def site_template(r):
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"sanity_commands": {"timeout": 300}}
+
 if __name__ == "__main__":
-    sys.exit(scenario_main(__doc__.split("\n")[0], SCENARIOS, Runner))
+    sys.exit(scenario_main(__doc__.split("\n")[0], SCENARIOS, Runner, ctest=CTEST))

@@ -402,9 +402,16 @@ SCENARIOS = {f.__name__: f for f in (cuda_stack, from_report, http, missing_hash
                                       kill_resume, lock, tls_http2, bad_input, unreachable,
                                       jobs_overlap)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
+# the scenarios served by nginx and the fault server read both servers' state, and are registered
+# only where tests/integration starts them.
+_SERVED = {"options": ("--http-state", "--fault-state"), "fixtures": "net_servers", "timeout": 90}
+CTEST = dict.fromkeys(("http", "missing_hash", "mismatch", "kill_resume", "lock", "tls_http2",
+                       "unreachable"), _SERVED)
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ["--fault-state"])
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ["--fault-state"], ctest=CTEST)
 
 
 if __name__ == "__main__":

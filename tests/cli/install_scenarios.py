@@ -432,9 +432,12 @@ SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bu
                                           vision_audio, bad_input, interrupted_download,
                                           compile_overlaps)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"*": {"timeout": 300}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -573,9 +573,16 @@ SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash
                                           killed, pip_nginx, http, http_credentials, http_faults, eb_sourcepath, size_limit,
                                           bad_spec, nothing_matches, mirror_of_mirror)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
+# the http scenarios read the state of nginx and the fault server, and are registered only where
+# tests/integration starts them.
+_SERVED = {"options": ("--http-state", "--fault-state"), "fixtures": "net_servers", "timeout": 120}
+CTEST = {"*": {"timeout": 300}, **dict.fromkeys(("http", "http_credentials", "http_faults"), _SERVED)}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--fault-state",))
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--fault-state",),
+                         ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -282,9 +282,13 @@ def errors(r):
 
 SCENARIOS = {f.__name__: f for f in (lua, tcl, install_module, hostile_text, errors)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"*": {"options": ("--lmod",), "timeout": 300}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--lmod",))
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--lmod",),
+                         ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -403,9 +403,13 @@ SCENARIOS = {f.__name__: f for f in (
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,
     index_contradicts, metadata_requires_python, http)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
+# http reads the URL of the nginx fixture, and is registered only where tests/integration starts it.
+CTEST = {"http": {"options": ("--http-state",), "fixtures": "nginx"}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ctest=CTEST)
 
 
 if __name__ == "__main__":

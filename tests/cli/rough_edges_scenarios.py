@@ -145,9 +145,12 @@ SCENARIOS = {f.__name__: f for f in (
     cpu_module_no_cuda, compile_python_required, check_no_elf, missing_file_root, did_you_mean,
     global_options_anywhere, readable_help, relink_from_provenance)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"*": {"timeout": 300}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What the CLI scenario scripts share: a failure type, check(), and a main()
 that parses the common options, runs one named scenario and maps the result
-to an exit code (0 ok, 1 failed)."""
+to an exit code (0 ok, 1 failed), or with --list prints the scenarios for CTest."""
 import argparse
 import base64
 import csv
@@ -9,6 +9,7 @@ import html.parser
 import os
 import socket
 import subprocess
+import sys
 import time
 import types
 
@@ -75,17 +76,86 @@ def run_expecting(command, expect=0, timeout=120, env=None):
     return result
 
 
-def scenario_main(description, scenarios, make_runner, extra_options=()):
+# What --list may say of a scenario (tests/cli/CMakeLists.txt reads it): the options CTest passes
+# besides --wheelmod and --sample, in that order (tests/cli/CMakeLists.txt maps each to its
+# value, and registers the scenario only where all of them have one), the CTest fixtures it
+# needs, its timeout in seconds.
+CTEST_SETTINGS = ("options", "fixtures", "timeout")
+
+
+def ctest_listing(scenarios, ctest, known_options):
+    """The lines `--list` prints, one per scenario in the order of `scenarios`:
+    `NAME [options=--a,--b] [fixtures=x,y] [timeout=SECONDS]`, fields separated by one space.
+    `ctest` maps a scenario's name to its settings (CTEST_SETTINGS); the settings of "*" apply
+    to every scenario, a scenario's own replace them key by key. Raises ValueError when `ctest`
+    names no scenario of `scenarios`, a setting is unknown, or an option is not one of
+    `known_options` (what the parser accepts)."""
+    ctest = dict(ctest or {})
+    default = ctest.pop("*", {})
+    strays = sorted(set(ctest) - set(scenarios))
+    if strays:
+        raise ValueError(f"CTEST names no scenario: {', '.join(strays)}")
+    lines = []
+    for name in scenarios:
+        if not name.isidentifier():
+            raise ValueError(f"scenario name {name!r} is not an identifier")
+        settings = {**default, **ctest.get(name, {})}
+        unknown = sorted(set(settings) - set(CTEST_SETTINGS))
+        if unknown:
+            raise ValueError(f"{name}: unknown CTEST setting {', '.join(unknown)} "
+                             f"(known: {', '.join(CTEST_SETTINGS)})")
+        fields = [name]
+        options = list(settings.get("options", ()))
+        for option in options:
+            if option not in known_options:
+                raise ValueError(f"{name}: option {option} is not one the script accepts "
+                                 f"({', '.join(known_options)})")
+        if options:
+            fields.append("options=" + ",".join(options))
+        fixtures = settings.get("fixtures", ())
+        fixtures = [fixtures] if isinstance(fixtures, str) else list(fixtures)
+        for fixture in fixtures:
+            if not fixture.isidentifier():
+                raise ValueError(f"{name}: fixture name {fixture!r} is not an identifier")
+        if fixtures:
+            fields.append("fixtures=" + ",".join(fixtures))
+        timeout = settings.get("timeout")
+        if timeout is not None:
+            if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
+                raise ValueError(f"{name}: timeout {timeout!r} is not a positive whole number")
+            fields.append(f"timeout={timeout}")
+        lines.append(" ".join(fields))
+    return lines
+
+
+def scenario_main(description, scenarios, make_runner, extra_options=(), ctest=None):
     """Runs the scenario named on the command line with make_runner(args);
-    a runner with a close() method is closed afterwards, pass or fail."""
+    a runner with a close() method is closed afterwards, pass or fail.
+    With --list (and nothing else needed), prints the scenarios as CTest registers them
+    (ctest_listing: `ctest` holds what a scenario needs beyond --wheelmod and --sample)."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--wheelmod", required=True)
-    parser.add_argument("--sample", required=True)
+    parser.add_argument("--list", action="store_true",
+                        help="print the scenarios, one a line, with what CTest needs to run each, "
+                             "and exit (tests/cli/CMakeLists.txt reads it)")
+    parser.add_argument("--wheelmod")
+    parser.add_argument("--sample")
     parser.add_argument("--http-state")
     for option in extra_options:
         parser.add_argument(option)
-    parser.add_argument("scenario", choices=sorted(scenarios))
+    parser.add_argument("scenario", nargs="?", choices=sorted(scenarios))
     args = parser.parse_args()
+    if args.list:
+        try:
+            lines = ctest_listing(scenarios, ctest, ["--http-state", *extra_options])
+        except ValueError as error:
+            print(f"{parser.prog}: error: --list: {error}", file=sys.stderr)
+            return 2
+        print("\n".join(lines))
+        return 0
+    missing = [option for option, value in (("--wheelmod", args.wheelmod), ("--sample", args.sample),
+                                            ("scenario", args.scenario)) if value is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
     runner = make_runner(args)
     try:
         scenarios[args.scenario](runner)

@@ -230,9 +230,12 @@ def index_configured(r):
 SCENARIOS = {f.__name__: f for f in (installpath_only, config_file, eb_lock, lifecycle,
                                       index_configured)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"*": {"timeout": 300}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -283,9 +283,14 @@ def errors(r):
 
 SCENARIOS = {f.__name__: f for f in (matrix, fix, scan, module_swap, errors)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
+# all read the fixture trees of tests/swapcheck, and are registered only where it lays them out.
+CTEST = {"*": {"options": ("--trees", "--probe")}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--trees", "--probe"))
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--trees", "--probe"),
+                         ctest=CTEST)
 
 
 if __name__ == "__main__":

@@ -430,9 +430,13 @@ SCENARIOS = {f.__name__: f for f in (
     eb2025b_cuda, eb2025b_aarch64, eb2026_cu130, eb2026_aarch64, cuda13_default, rocm7,
     corrupted_metadata, missing_hash, variant_wheels, abi3_compound, no_aarch64, rocm_sdk)}
 
+# How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
+CTEST = {"*": {"options": ("--lmod",), "timeout": 300}}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--lmod",))
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, extra_options=("--lmod",),
+                         ctest=CTEST)
 
 
 if __name__ == "__main__":
