@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/strings.hpp"
+
 namespace wheelmod {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  const auto same = [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  };
+  const auto same = [](char x, char y) { return ascii_lower(x) == ascii_lower(y); };
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <system_error>
 
+#include "core/strings.hpp"
+
 namespace wheelmod {
 
 namespace {
@@ -366,11 +368,6 @@ std::optional<Authority> split_authority(std::string_view url) {
   return out;
 }
 
-std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 }  // namespace
 
 std::string without_credentials(std::string_view url) {
@@ -385,8 +382,8 @@ std::string with_credentials_of(std::string_view url, std::string_view source) {
   if (!target || !given || !target->userinfo.empty() || given->userinfo.empty())
     return std::string(url);
   const auto host_of = [](const Authority& parts) {
-    return lower(parts.before +
-                 parts.host_and_rest.substr(0, parts.host_and_rest.find_first_of("/?#")));
+    return ascii_lower(parts.before +
+                       parts.host_and_rest.substr(0, parts.host_and_rest.find_first_of("/?#")));
   };
   if (host_of(*target) != host_of(*given)) return std::string(url);
   return target->before + given->userinfo + target->host_and_rest;

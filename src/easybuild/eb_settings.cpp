@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/strings.hpp"
 
 namespace wheelmod::easybuild {
 
@@ -24,8 +25,7 @@ std::string trim(std::string_view text) {
 // `installpath_software` and `INSTALLPATH_SOFTWARE` name the option `installpath-software`.
 std::string option_name(std::string_view key) {
   std::string out;
-  for (const char c : key)
-    out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char c : key) out += c == '_' ? '-' : ascii_lower(c);
   return out;
 }
 
@@ -142,8 +142,7 @@ EasyBuildSettings EasyBuildSettings::read(const Getenv& getenv) {
         "module-syntax", "module-naming-scheme", "suffix-modules-path", "locks-dir",
         "subdir-software", "subdir-modules", "wait-on-lock-limit", "wait-on-lock-interval"}) {
     std::string variable = "EASYBUILD_";
-    for (const char c : std::string_view(option))
-      variable += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (const char c : std::string_view(option)) variable += c == '-' ? '_' : ascii_upper(c);
     if (const auto value = getenv(variable); value && !value->empty())
       settings.m_settings[option] = Setting{expand_home(*value, settings.m_home), "$" + variable};
   }

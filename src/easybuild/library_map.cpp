@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "core/strings.hpp"
+
 namespace wheelmod::easybuild {
 
 namespace fs = std::filesystem;
@@ -19,7 +21,7 @@ std::string converted_name(std::string_view software_name) {
     else if (c == '-')
       out += "MIN";
     else if (c != '.')
-      out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      out += ascii_upper(c);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // exactly the pinned versions are installed. A CUDA-wheel-bundle installs
 // them as dummies (dist-info only; easyblocks' `dummy_package`).
 
+#include "core/strings.hpp"
 #include "easyconfig_plan_detail.hpp"
 #include "pep/version.hpp"
 
@@ -87,10 +88,10 @@ std::optional<Easyconfig> PlanContext::cuda_wheel_bundle(Easyconfig& pytorch) {
       bundle.toolchain = gfbf->second;
   bundle.cuda_version = m_request.cuda_version;
   bundle.arches = m_arches;
-  const auto command = joined(m_request.command, " ");
+  const auto command = join(m_request.command, " ");
   bundle.header = {"Dummy nvidia-* packages with the versions that torch " + m_torch_full_version +
                        " pins (easyblocks PythonPackage dummy_package).",
-                   "Written because: " + joined(mismatches, "; ") + ".",
+                   "Written because: " + join(mismatches, "; ") + ".",
                    "Generated with: " + command};
   bundle.dependencies.push_back(dependency("CUDA/" + m_request.cuda_version, bundle.toolchain));
   for (const auto& module : m_library_modules)

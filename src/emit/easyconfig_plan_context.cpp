@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "easyconfig_plan_detail.hpp"
 #include "pep/requirement.hpp"
 
@@ -50,12 +51,6 @@ bool is_library(const easybuild::Generation& generation, const std::string& proj
   return generation.cuda_libraries.contains(project) || project.starts_with("nvidia-");
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // CUDA first (it sets %(cudaver)s), then what is built for CUDA, then
 // Python, then PyTorch, then the rest by name.
 int rank(const DependencySpec& dependency) {
@@ -74,8 +69,8 @@ void order(std::vector<DependencySpec>& dependencies) {
     if (std::ranges::find(unique, dependency) == unique.end())
       unique.push_back(std::move(dependency));
   std::ranges::stable_sort(unique, [](const DependencySpec& a, const DependencySpec& b) {
-    return std::tuple(rank(a), lower(a.name), a.version, a.versionsuffix) <
-           std::tuple(rank(b), lower(b.name), b.version, b.versionsuffix);
+    return std::tuple(rank(a), ascii_lower(a.name), a.version, a.versionsuffix) <
+           std::tuple(rank(b), ascii_lower(b.name), b.version, b.versionsuffix);
   });
   dependencies = std::move(unique);
 }
@@ -160,9 +155,9 @@ Easyconfig PlanContext::easyconfig(const std::string& name,
   if (m_request.accelerator == index_client::AcceleratorKind::cuda)
     easyconfig.cuda_version = m_request.cuda_version;
   easyconfig.arches = m_arches;
-  const auto command = joined(m_request.command, " ");
+  const auto command = join(m_request.command, " ");
   easyconfig.header = {"Stage-1 easyconfig: the official wheels from the " + m_request.variant +
-                           " variant of the PyTorch wheel index, for " + joined(m_arches, " and ") +
+                           " variant of the PyTorch wheel index, for " + join(m_arches, " and ") +
                            ".",
                        "Generated with: " + command};
   std::string wheels;

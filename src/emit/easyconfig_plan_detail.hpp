@@ -10,18 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "emit/easyconfig_plan.hpp"
 
 namespace wheelmod::emit::detail {
-
-inline std::string joined(const std::vector<std::string>& items, std::string_view separator) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
 
 class PlanContext {
  public:

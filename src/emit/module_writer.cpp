@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "easybuild/library_map.hpp"
 #include "pep/metadata.hpp"
@@ -24,15 +25,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool less_ignoring_case(std::string_view a, std::string_view b) {
-  const auto la = lower(a);
-  const auto lb = lower(b);
+  const auto la = ascii_lower(a);
+  const auto lb = ascii_lower(b);
   return la != lb ? la < lb : a < b;
 }
 
@@ -70,7 +65,7 @@ std::string homepage_of(const pep::CoreMetadata& metadata) {
   for (const auto value : metadata.values("Project-URL")) {
     const auto comma = value.find(',');
     if (comma == std::string_view::npos) continue;
-    std::string label = lower(value.substr(0, comma));
+    std::string label = ascii_lower(value.substr(0, comma));
     std::erase_if(label, [](char c) { return c == ' ' || c == '-' || c == '_' || c == '.'; });
     auto url = value.substr(comma + 1);
     while (!url.empty() && url.front() == ' ') url.remove_prefix(1);
@@ -134,12 +129,6 @@ std::string wrapped(const std::string& text, std::size_t width) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& items, std::string_view separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
-  return out;
-}
-
 std::vector<std::string> extension_items(const ModuleDescription& description, char separator) {
   std::vector<ModuleExtension> sorted = description.extensions;
   std::ranges::stable_sort(sorted, [](const ModuleExtension& a, const ModuleExtension& b) {
@@ -160,7 +149,7 @@ std::string lua_path_value(const EnvironmentPath& entry) {
 
 std::string tcl_path_value(const EnvironmentPath& entry) {
   if (entry.components.empty()) return "$root";
-  const std::string rest = joined(entry.components, "/");
+  const std::string rest = join(entry.components, "/");
   const std::string word = tcl_word(rest);
   if (word == rest) return "$root/" + rest;  // plain: nothing to quote
   return "\"$root/" + word.substr(1);        // "...": splice $root after the opening quote
@@ -285,8 +274,8 @@ std::string help_text(const ModuleDescription& description) {
   if (!description.homepage.empty())
     out += section("More information", " - Homepage: " + description.homepage);
   if (!description.extensions.empty())
-    out += section("Included extensions",
-                   wrapped(joined(extension_items(description, '-'), ", "), 78));
+    out +=
+        section("Included extensions", wrapped(join(extension_items(description, '-'), ", "), 78));
   return out + "\n";
 }
 
@@ -310,7 +299,7 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
     whatis.push_back("URL: " + description.homepage);
   }
   const auto listed = extension_items(description, '-');
-  if (!listed.empty()) whatis.push_back("Extensions: " + joined(listed, ", "));
+  if (!listed.empty()) whatis.push_back("Extensions: " + join(listed, ", "));
 
   const auto text = [lua](const std::string& value) {
     return lua ? lua_long_string(value) : tcl_text(lmod_tcl_safe(value));
@@ -332,8 +321,7 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
   std::vector<std::string> lmod_extensions;
   for (const auto& item : extension_items(description, '/'))
     lmod_extensions.push_back(lua ? item : tcl_word(item));
-  context["extensions"] =
-      lua ? lua_string(joined(lmod_extensions, ",")) : joined(lmod_extensions, " ");
+  context["extensions"] = lua ? lua_string(join(lmod_extensions, ",")) : join(lmod_extensions, " ");
   for (const auto& module : description.dependencies)
     context["dependencies"].push_back({{"module", word(module)}});
   for (const auto& entry : description.paths)
@@ -341,7 +329,7 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
   std::vector<std::string> extslist;  // install order, as EasyBuild keeps exts_list order
   for (const auto& extension : description.extensions)
     extslist.push_back(extension.name + "-" + extension.version);
-  context["extslist"] = quote(joined(extslist, ","));
+  context["extslist"] = quote(join(extslist, ","));
   context["plain"] = {{"name", name},
                       {"full_version", description.identity.full_version},
                       {"module", name + "/" + description.identity.full_version},

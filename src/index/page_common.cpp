@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "core/strings.hpp"
+
 namespace wheelmod::index {
 
 std::optional<std::string> Link::sha256() const {
@@ -34,14 +36,6 @@ constexpr std::array k_algorithms{
     Algorithm{"md5", 32, 32},    Algorithm{"blake2b", 2, 128},
 };
 
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
-  return out;
-}
-
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 // RFC 3986 §2.2 reserved, §2.3 unreserved, and '%' of §2.1 escapes: a
@@ -61,11 +55,11 @@ bool allowed_in_uri(unsigned char c) { return k_allowed_in_uri[c]; }
 }  // namespace
 
 Checked<std::optional<FileHash>> make_hash(std::string_view algorithm, std::string_view hex) {
-  std::string name = lower(algorithm);
+  std::string name = ascii_lower(algorithm);
   const auto known = std::find_if(k_algorithms.begin(), k_algorithms.end(),
                                   [&](const Algorithm& a) { return a.name == name; });
   if (known == k_algorithms.end()) return std::nullopt;
-  std::string digest = lower(hex);
+  std::string digest = ascii_lower(hex);
   const bool hex_only = std::all_of(digest.begin(), digest.end(), is_hex);
   if (!hex_only || digest.size() < known->min_hex || digest.size() > known->max_hex ||
       digest.size() % 2 != 0) {
@@ -97,7 +91,7 @@ Checked<CoreMetadata> core_metadata_attribute(std::string_view value) {
   // PEP 658 "Specification": the attribute's presence says the file exists;
   // its value is `<hashname>=<hashvalue>`, or `true` without a hash. PEP 714
   // clients also read `false` as absent (uv does the same).
-  const std::string text = lower(value);
+  const std::string text = ascii_lower(value);
   if (text == "false") return CoreMetadata{};
   CoreMetadata out{true, std::nullopt};
   const auto equals = value.find('=');

@@ -4,17 +4,12 @@
 #include <array>
 #include <cctype>
 
+#include "core/strings.hpp"
 #include "pep/version.hpp"
 
 namespace wheelmod::index_client {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -74,7 +69,7 @@ std::string_view kind_text(AcceleratorKind kind) {
 }
 
 pep::Parsed<Accelerator> Accelerator::parse(std::string_view text) {
-  const auto value = lower(text);
+  const auto value = ascii_lower(text);
   const auto fail = [&](std::string message) {
     return std::unexpected(pep::ParseError{std::string(text), std::move(message)});
   };

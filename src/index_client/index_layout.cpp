@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "index_client/accelerator.hpp"
 #include "index_client/project_page.hpp"
@@ -11,13 +12,6 @@
 namespace wheelmod::index_client {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // The name of the directory that holds the file at `url` ("cu128" for
 // `https://download-r2.pytorch.org/whl/cu128/torch-…whl`), percent-decoded; "" at the top.
@@ -57,7 +51,7 @@ std::string local_label(std::string_view filename) {
   const auto version = filename.substr(
       first + 1, second == std::string_view::npos ? std::string_view::npos : second - first - 1);
   const auto plus = version.find('+');
-  return plus == std::string_view::npos ? std::string() : lower(version.substr(plus + 1));
+  return plus == std::string_view::npos ? std::string() : ascii_lower(version.substr(plus + 1));
 }
 
 bool belongs_to_variant(const index::Link& link, std::string_view variant) {

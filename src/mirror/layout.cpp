@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "index_client/accelerator.hpp"
 #include "tree.hpp"
@@ -182,10 +183,7 @@ std::vector<SourcepathClash> link_sourcepath(const MirrorLayout& layout, const M
   for (const auto& name : names) {
     // easybuild.framework.easyblock obtain_file: <sourcepath>/<first letter,
     // lower case>/<Name>/extensions/<file> for an extension's source.
-    const auto below =
-        fs::path(std::string(
-            1, static_cast<char>(std::tolower(static_cast<unsigned char>(name.front()))))) /
-        name / "extensions";
+    const auto below = fs::path(std::string(1, ascii_lower(name.front()))) / name / "extensions";
     std::error_code error;
     for (const auto& [filename, entry] : manifest.files) {
       const auto directory = tree_of.at(filename) / below;

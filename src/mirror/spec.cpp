@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "pep/name.hpp"
 #include "yaml/cursor.hpp"
@@ -26,15 +27,6 @@ constexpr std::string_view k_variant_hint =
 constexpr std::string_view k_size_hint =
     "write a whole number with a unit, e.g. \"200 GiB\" or \"512 MB\" (B, kB, MB, GB, TB; "
     "KiB, MiB, GiB, TiB), or a number of bytes";
-
-std::string joined(const auto& words) {
-  std::string out;
-  for (const auto& word : words) {
-    out += out.empty() ? "" : ", ";
-    out += word;
-  }
-  return out;
-}
 
 // The cursor has no type query; `dependencies` and the `variants` items may
 // be a scalar or a map, and only entries() tells a map apart.
@@ -202,7 +194,7 @@ std::vector<std::string> read_arches(const Cursor& list) {
     std::string arch = item.text();
     if (std::ranges::find(k_arches, arch) == k_arches.end()) {
       item.fail("unknown architecture '" + arch + "'",
-                "write one of " + joined(k_arches) + " (as `uname -m` prints them)");
+                "write one of " + join(k_arches, ", ") + " (as `uname -m` prints them)");
     }
     if (std::ranges::find(out, arch) != out.end()) item.fail(arch + " is listed twice");
     out.push_back(std::move(arch));

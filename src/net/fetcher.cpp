@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "core/reporter.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "file_transport.hpp"
 #include "http_cache.hpp"
@@ -43,8 +44,7 @@ std::string media_type(std::string_view value) {
   value = value.substr(0, value.find(';'));
   std::string out;
   for (const char c : value)
-    if (!std::isspace(static_cast<unsigned char>(c)))
-      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (!std::isspace(static_cast<unsigned char>(c))) out.push_back(ascii_lower(c));
   return out;
 }
 

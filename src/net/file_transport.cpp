@@ -12,18 +12,12 @@
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 
 namespace wheelmod::net {
 
 namespace {
-
-bool starts_with_ci(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() &&
-         std::equal(prefix.begin(), prefix.end(), text.begin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
-}
 
 std::string content_type_of(const std::filesystem::path& path) {
   const auto extension = path.extension().string();
@@ -68,7 +62,7 @@ std::optional<std::filesystem::path> local_path_of(std::string_view url) {
   if (parsed.scheme() == "file") {
     // RFC 8089 §2: file://host/path; only the local host is ours to read.
     const auto authority = parsed.authority();
-    if (!authority.empty() && !starts_with_ci(authority, "localhost"))
+    if (!authority.empty() && !istarts_with(authority, "localhost"))
       throw IoError(parsed.masked(), "file URLs on another host are not supported",
                     "mount the directory and use a local path");
     const auto path = parsed.path();

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "core/strings.hpp"
+
 namespace wheelmod::net {
 
 std::string_view trim(std::string_view text) {
@@ -14,13 +16,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
     text.remove_suffix(1);
   return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::ranges::transform(out, out.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // CA bundle: the option, else the variables other tools use for it
@@ -36,7 +31,7 @@ std::string ca_bundle(const std::string& cacert) {
 
 bool may_multiplex(std::string_view url) {
   constexpr std::string_view k_https = "https://";
-  return url.size() >= k_https.size() && lower(url.substr(0, k_https.size())) == k_https;
+  return url.size() >= k_https.size() && ascii_lower(url.substr(0, k_https.size())) == k_https;
 }
 
 void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
@@ -209,7 +204,7 @@ std::optional<HeaderLine> parse_header_line(std::string_view line) {
   if (colon == std::string_view::npos) return std::nullopt;
   return HeaderLine{.status_line = false,
                     .reason = {},
-                    .name = lower(trim(line.substr(0, colon))),
+                    .name = ascii_lower(trim(line.substr(0, colon))),
                     .value = std::string(trim(line.substr(colon + 1)))};
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/strings.hpp"
 #include "curl_handle.hpp"
 #include "net/connection.hpp"
 
@@ -105,7 +106,6 @@ std::chrono::milliseconds retry_delay(std::chrono::milliseconds base, unsigned f
 
 /// Whitespace trimmed from both ends; ASCII lower case.
 std::string_view trim(std::string_view text);
-std::string lower(std::string_view text);
 
 /// One header line as libcurl's header callback hands it: a status line
 /// ("HTTP/1.1 200 OK": a new response begins) or "name: value".

@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/interrupt_notice.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "core/utc.hpp"
 #include "easybuild/library_map.hpp"
@@ -147,10 +148,8 @@ prefix::PrefixInstallRequest prefix_request(const InstallOptions& options, const
     request.clash_winners.insert(pep::canonicalize_name(name));
   request.wheel_options.threads = options.threads;
   request.python_exe = compile_python(options, generation);
-  const auto& python_module = generation.python.version;  // 3.12.3 -> 3.12
-  request.python_version = options.selection.python.empty()
-                               ? python_module.substr(0, python_module.find('.', 2))
-                               : options.selection.python;
+  request.python_version = options.selection.python.empty() ? major_minor(generation.python.version)
+                                                            : options.selection.python;
   prefix::RelinkOptions relink;
   relink.generation = &generation;
   relink.modules = options.modules;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/suggest.hpp"
 #include "core/url.hpp"
 #include "host.hpp"
@@ -19,12 +20,6 @@
 namespace wheelmod::operations {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
 
 std::vector<pep::Requirement> parse_specs(const std::vector<std::string>& specs) {
   std::vector<pep::Requirement> out;
@@ -49,8 +44,7 @@ void set_target(const Selection& selection, resolve::ResolveRequest& request) {
     request.python = selection.python;
     request.python_source = "--python";
   } else if (request.generation) {
-    const auto& full = request.generation->python.version;  // 3.12.3 -> 3.12
-    request.python = full.substr(0, full.find('.', full.find('.') + 1));
+    request.python = major_minor(request.generation->python.version);
     request.python_source = request.generation->python.module;
   } else {
     throw UsageError("resolve", "no target Python: neither --toolchain nor --python given",
@@ -120,11 +114,6 @@ std::pair<std::string, std::string> split_last_segment(const std::string& url) {
           url.substr(0, slash)};
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 }  // namespace
 
 net::ConnectionOptions connection_options(const ConnectionSettings& settings) {
@@ -152,7 +141,7 @@ Selection with_index_variant(Selection selection, Reporter& reporter) {
                      "give the index root, --index " + mask_credentials(root) +
                          ", and the accelerator with --accelerator");
   if (kind == index_client::DirectoryKind::variant) {
-    const auto given = lower(selection.accelerator);
+    const auto given = ascii_lower(selection.accelerator);
     const auto given_parsed = index_client::Accelerator::parse(given);
     const bool same = given.empty() ||
                       (given_parsed && given_parsed->variant && *given_parsed->variant == segment);
@@ -198,7 +187,7 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
     throw UsageError("--toolchain " + toolchain, "unknown toolchain",
                      (nearest ? "did you mean " + *nearest + "? " : std::string()) +
                          (!hint.empty() ? hint
-                                        : "known toolchains: " + joined(names) +
+                                        : "known toolchains: " + join(names, ", ") +
                                               " (add one with --config DIR)"));
   }
   return *generation;

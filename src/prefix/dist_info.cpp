@@ -19,6 +19,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/own_file.hpp"
+#include "core/strings.hpp"
 #include "hash/sha256.hpp"
 #include "pep/name.hpp"
 #include "pep/record.hpp"
@@ -138,10 +139,7 @@ MetadataRewrite without_requirements(std::string_view metadata,
     }
     dropping = false;
     constexpr std::string_view k_field = "requires-dist:";
-    std::string lower;
-    for (const char c : line.substr(0, k_field.size()))
-      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == k_field) {
+    if (istarts_with(line, k_field)) {
       auto value = line.substr(k_field.size());
       while (!value.empty() && (value.back() == '\n' || value.back() == '\r'))
         value.remove_suffix(1);

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>  // fmt::join (only here since fmt 11)
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/suggest.hpp"
 #include "core/url.hpp"
 #include "index_client/project_page.hpp"
@@ -83,12 +84,6 @@ std::vector<std::string> variant_order(const ResolveRequest& request,
        index_client::variant_candidates(accelerator.kind, *accelerator.version, listed))
     if (name == named || name.starts_with(named + ".")) out.push_back(std::move(name));
   if (out.empty()) out.push_back(named);
-  return out;
-}
-
-std::string joined(const std::set<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
@@ -186,9 +181,9 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
   std::string tried;
   for (const auto& line : choice.tried) tried += "\n    " + line;
   if (candidates.empty()) tried += "\n    (none: no such variant directory on this index)";
-  const std::string listing =
-      listed != nullptr ? "\n  the index's " + project + " page has files in: " + joined(*listed)
-                        : std::string();
+  const std::string listing = listed != nullptr ? "\n  the index's " + project +
+                                                      " page has files in: " + join(*listed, ", ")
+                                                : std::string();
   throw UnsatisfiableError(
       spec_text(first),
       fmt::format("no variant of the index has a wheel for {} ({}{}); tried:{}{}{}\n  pages "

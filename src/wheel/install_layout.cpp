@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/strings.hpp"
 #include "pep/name.hpp"
 #include "pep/version.hpp"
 
@@ -18,15 +19,6 @@ namespace {
 constexpr std::string_view k_dist_info_suffix = ".dist-info";
 
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

@@ -1,0 +1,46 @@
+// Text helpers every layer needs, written once: ASCII case (names, schemes, headers and options
+// are ASCII-case-insensitive; the C locale's tolower would also fold bytes a locale calls letters),
+// joining, and a version's X.Y.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace wheelmod {
+
+/// `c` with A-Z made a-z; every other byte as it is.
+constexpr char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+/// `c` with a-z made A-Z; every other byte as it is.
+constexpr char ascii_upper(char c) {
+  return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
+/// `text` with A-Z made a-z.
+std::string ascii_lower(std::string_view text);
+/// `text` with a-z made A-Z.
+std::string ascii_upper(std::string_view text);
+/// Whether `a` and `b` are equal but for ASCII case.
+bool iequals(std::string_view a, std::string_view b);
+/// Whether `text` starts with `prefix`, but for ASCII case.
+bool istarts_with(std::string_view text, std::string_view prefix);
+
+/// The items with `separator` between them ("a, b, c"); "" for none.
+template <class Range>
+std::string join(const Range& items, std::string_view separator) {
+  std::string out;
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += separator;
+    out += item;
+    first = false;
+  }
+  return out;
+}
+
+/// The first two dot-separated parts of a version: "3.12.3" -> "3.12", "3.12" -> "3.12",
+/// "3" -> "3" (a Python module's version to the X.Y of lib/pythonX.Y and of wheel tags).
+std::string major_minor(std::string_view version);
+
+}  // namespace wheelmod
