@@ -1,5 +1,5 @@
 // The options resolve, fetch, install and easyconfig share, registered on
-// a subcommand: SPEC..., the selection of DESIGN.md's table, and the
+// a subcommand: SPEC..., the selection (docs/ARCHITECTURE.md, README "What works today"), and the
 // download settings.
 #pragma once
 

@@ -352,7 +352,7 @@ def generate(args, work):
 
 # --- the measurement --------------------------------------------------------
 
-# wheelmod swapcheck exits 6 when a dependent breaks (DESIGN.md); bench_support
+# wheelmod swapcheck exits 6 when a dependent breaks (README "Exit codes"); bench_support
 # takes any other status than 0 for a failure, so a /bin/sh maps the one
 # expected status to 0 (its fork costs ~1 ms, inside the figures).
 K_EXPECT = 'want=$1; shift; "$@"; code=$?; [ "$code" -eq "$want" ] && exit 0; ' \

@@ -61,7 +61,7 @@ TEST_CASE("Error keeps its parts and a one-line what()", "[core][errors]") {
 }
 
 TEST_CASE("ExitCode values are the documented numbers", "[core][errors]") {
-  // DESIGN.md "Exit codes, for scripts": scripts depend on these numbers.
+  // README.md "Exit codes": scripts depend on these numbers.
   struct {
     ExitCode code;
     int value;

@@ -14,7 +14,7 @@ struct StartTimes {
 };
 
 /// Runs wheelmod with `argv`, writing data to `out` and messages to `err`.
-/// Returns the process exit code (DESIGN.md "Exit codes"). Never throws. With WHEELMOD_TIMINGS
+/// Returns the process exit code (README "Exit codes"). Never throws. With WHEELMOD_TIMINGS
 /// set, prints where the time went on `err` last (core/timings.hpp).
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         StartTimes start = {});

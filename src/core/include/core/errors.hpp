@@ -1,5 +1,5 @@
 // The error tier above the pure parsers: exceptions that orchestration code throws and `main`
-// catches once, printing them and exiting with the code in DESIGN.md ("Exit codes, for scripts").
+// catches once, printing them and exiting with the code in README.md ("Exit codes").
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // What resolve, fetch, install and easyconfig share: the wheels asked for and the machine they
-// are for (DESIGN.md "Command-line contract"), the site tables, and the download settings.
+// are for (README "What works today"), the site tables, and the download settings.
 #pragma once
 
 #include <cstdint>
