@@ -19,10 +19,21 @@
 #include "core/own_file.hpp"
 #include "core/unique_fd.hpp"
 #include "core/url.hpp"
+#include "net/download.hpp"
 
 namespace wheelmod::net {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The names of a download's working files beside its destination, and of the directory's lock:
+// known here only; others ask classify_download_entry.
+constexpr std::string_view k_part_suffix = ".part";
+constexpr std::string_view k_resume_suffix = ".part.json";
+constexpr std::string_view k_lock_name = ".wheelmod-fetch.lock";
+
+}  // namespace
 
 namespace {
 
@@ -40,10 +51,26 @@ fs::path with_suffix(const fs::path& path, std::string_view suffix) {
 
 }  // namespace
 
-fs::path part_path(const fs::path& destination) { return with_suffix(destination, ".part"); }
+fs::path part_path(const fs::path& destination) {
+  return with_suffix(destination, std::string(k_part_suffix));
+}
 
 fs::path resume_info_path(const fs::path& destination) {
-  return with_suffix(destination, ".part.json");
+  return with_suffix(destination, std::string(k_resume_suffix));
+}
+
+DirectoryLock lock_download_directory(const fs::path& directory,
+                                      const std::function<void(const std::string&)>& on_wait) {
+  return DirectoryLock::acquire(directory, std::string(k_lock_name), on_wait);
+}
+
+DownloadDirectoryEntry classify_download_entry(std::string_view file_name) {
+  if (file_name == k_lock_name) return {DownloadDirectoryEntry::Kind::lock, std::string(file_name)};
+  for (const auto suffix : {k_resume_suffix, k_part_suffix})
+    if (file_name.size() > suffix.size() && file_name.ends_with(suffix))
+      return {DownloadDirectoryEntry::Kind::partial,
+              std::string(file_name.substr(0, file_name.size() - suffix.size()))};
+  return {DownloadDirectoryEntry::Kind::other, std::string(file_name)};
 }
 
 fs::path temporary_beside(const fs::path& path) {

@@ -101,10 +101,8 @@ FetchResult fetch(const FetchOptions& options, Reporter& next) {
   if (options.require_hashes) require_hashes(result.report);
 
   result.dest = fs::absolute(options.dest).lexically_normal();
-  // Two fetches into one directory would write the same .part files.
-  const auto lock =
-      DirectoryLock::acquire(result.dest, ".wheelmod-fetch.lock",
-                             [&](const std::string& line) { reporter.on_warning(line); });
+  const auto lock = net::lock_download_directory(
+      result.dest, [&](const std::string& line) { reporter.on_warning(line); });
   result.batch =
       download_report_wheels(result.report, result.dest, options.download,
                              options.selection.connection, options.selection.cache_dir, reporter);

@@ -229,9 +229,8 @@ class DownloadArea {
                     fs::is_symlink(status) ? "is a symbolic link, not wheelmod's download directory"
                                            : "is not a directory",
                     "remove it; wheelmod creates this directory itself");
-    m_lock =
-        DirectoryLock::acquire(m_path, ".wheelmod-fetch.lock",
-                               [&reporter](const std::string& line) { reporter.on_note(line); });
+    m_lock = net::lock_download_directory(
+        m_path, [&reporter](const std::string& line) { reporter.on_note(line); });
   }
 
   [[nodiscard]] const fs::path& path() const { return m_path; }
@@ -240,11 +239,9 @@ class DownloadArea {
   void keep_only(const std::set<std::string>& filenames) const {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(m_path, error)) {
-      auto name = entry.path().filename().string();
-      if (name == ".wheelmod-fetch.lock") continue;
-      for (const std::string_view suffix : {".part.json", ".part"})
-        if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-      if (!filenames.contains(name)) fs::remove_all(entry.path(), error);
+      const auto what = net::classify_download_entry(entry.path().filename().string());
+      if (what.kind == net::DownloadDirectoryEntry::Kind::lock) continue;
+      if (!filenames.contains(what.name)) fs::remove_all(entry.path(), error);
     }
   }
 
@@ -257,7 +254,9 @@ class DownloadArea {
   ~DownloadArea() {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(m_path, error))
-      if (entry.path().filename() != ".wheelmod-fetch.lock") return;
+      if (net::classify_download_entry(entry.path().filename().string()).kind !=
+          net::DownloadDirectoryEntry::Kind::lock)
+        return;
     fs::remove_all(m_path, error);
   }
   DownloadArea(const DownloadArea&) = delete;

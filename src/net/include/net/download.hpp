@@ -6,10 +6,13 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/dir_lock.hpp"
 #include "core/errors.hpp"
 #include "core/reporter.hpp"
 #include "net/connection.hpp"
@@ -44,6 +47,20 @@ struct DownloadResult {
 };
 
 inline constexpr std::uint64_t k_default_max_download_size = 64ULL << 30U;
+
+/// The lock that keeps two downloads into one directory apart (they would write the same
+/// `.part` files): taken by every caller of download_all that owns its destination directory,
+/// held until the returned lock goes; `on_wait` hears once who holds it. Throws IoError.
+DirectoryLock lock_download_directory(const std::filesystem::path& directory,
+                                      const std::function<void(const std::string&)>& on_wait);
+
+/// What a file in a download directory is to the downloader: its lock, the working files of a
+/// destination (`NAME.part`, `NAME.part.json`: `name` is NAME), or something else.
+struct DownloadDirectoryEntry {
+  enum class Kind { lock, partial, other } kind = Kind::other;
+  std::string name;  // the destination's file name for a partial, else the file's own
+};
+DownloadDirectoryEntry classify_download_entry(std::string_view file_name);
 
 struct DownloadOptions {
   unsigned jobs = 4;  // transfers at once
