@@ -18,7 +18,112 @@ namespace {
 struct InstallCommand {
   operations::InstallOptions options;
   OutputFormat format = OutputFormat::text;
+  bool dry_run = false;
 };
+
+std::string_view syntax_name(emit::ModuleSyntax syntax) {
+  return syntax == emit::ModuleSyntax::lua ? "lua" : "tcl";
+}
+
+std::string_view metadata_name(easybuild::MetadataPolicy policy) {
+  return policy == easybuild::MetadataPolicy::strip ? "strip" : "keep";
+}
+
+// --dry-run --format json: the plan (schema_version 1).
+nlohmann::json plan_json(const operations::InstallPlan& plan) {
+  using nlohmann::json;
+  json modules = json::array();
+  for (const auto& module : plan.modules)
+    modules.push_back({{"module", module.module},
+                       {"root", module.root ? json(module.root->string()) : json(nullptr)}});
+  json relinks = json::array();
+  for (const auto& relink : plan.relinks)
+    relinks.push_back(
+        {{"package", relink.package},
+         {"wheel_libdir", relink.wheel_libdir},
+         {"module", relink.module},
+         {"module_libdir",
+          relink.module_libdir.empty() ? json(nullptr) : json(relink.module_libdir.string())}});
+  json wheel_files = json::array();
+  for (const auto& file : plan.wheel_files) wheel_files.push_back(file.string());
+  json out{{"schema_version", 1},
+           {"dry_run", true},
+           {"toolchain", plan.toolchain},
+           {"generation", plan.generation.name},
+           {"prefix", plan.prefix.string()},
+           {"prefix_source",
+            plan.prefix_source == operations::PrefixSource::option ? "--prefix" : "easybuild"},
+           {"prefix_exists", plan.prefix_exists},
+           {"replace", plan.replace == prefix::ReplaceExisting::yes},
+           {"python", plan.python_version},
+           {"python_exe", plan.python_exe ? json(plan.python_exe->string()) : json(nullptr)},
+           {"resolution", plan.resolution ? resolve::to_json(*plan.resolution) : json(nullptr)},
+           {"wheel_files", wheel_files},
+           {"modules", modules},
+           {"relink", relinks},
+           {"metadata", metadata_name(plan.metadata)},
+           {"module_provided", plan.module_provided},
+           {"download_area", plan.resolution ? json(plan.download_area.string()) : json(nullptr)},
+           {"cache_dir", plan.cache_dir}};
+  if (plan.module_file && plan.module_file->target)
+    out["module_file"] = {{"file", plan.module_file->target->file.string()},
+                          {"symlink", plan.module_file->target->symlink.string()},
+                          {"syntax", syntax_name(plan.module_file->syntax)}};
+  else
+    out["module_file"] = nullptr;
+  return out;
+}
+
+// --dry-run: the plan in words.
+std::string plan_text(const operations::InstallPlan& plan) {
+  std::string out = "prefix:   " + plan.prefix.string();
+  if (plan.prefix_source == operations::PrefixSource::easybuild_name)
+    out += "  (EasyBuild's name under " + plan.site.software.value + ")";
+  if (plan.prefix_exists)
+    out += plan.replace == prefix::ReplaceExisting::yes ? "  [exists: replaced, --force]"
+                                                        : "  [exists]";
+  out += "\ntoolchain: " + plan.toolchain + " (generation " + plan.generation.name + "), Python " +
+         plan.python_version + ", " +
+         (plan.python_exe ? "byte-compiled with " + plan.python_exe->string()
+                          : std::string("not byte-compiled"));
+  if (plan.resolution) {
+    const auto& report = *plan.resolution;
+    out += "\nvariant:  " + report.variant.variant + " (" + report.variant.reason + ")";
+    out += "\nwheels:";
+    for (const auto& wheel : report.wheels)
+      out += "\n  " + wheel.filename +
+             "  sha256:" + wheel.sha256.value_or("(none on the index: computed on download)") +
+             (wheel.requested ? "" : "  (" + wheel.why + ")");
+  } else {
+    out += "\nwheels:";
+    for (const auto& file : plan.wheel_files) out += "\n  " + file.string();
+  }
+  out += "\nmodules:";
+  for (const auto& module : plan.modules)
+    out += "\n  " + module.module + "  " +
+           (module.root ? module.root->string() : std::string("(not found here)"));
+  if (!plan.relinks.empty()) {
+    out += "\nrelink:";
+    for (const auto& relink : plan.relinks)
+      out += "\n  " + relink.wheel_libdir + " -> " +
+             (relink.module_libdir.empty() ? relink.module + " (not found here)"
+                                           : relink.module_libdir.string()) +
+             "  (" + relink.package + ")";
+  }
+  std::string provided;
+  for (const auto& [name, module] : plan.module_provided)
+    if (!module.empty()) provided += (provided.empty() ? "" : ", ") + name;
+  if (!provided.empty())
+    out += "\nmetadata: " + std::string(metadata_name(plan.metadata)) + ": " +
+           (plan.metadata == easybuild::MetadataPolicy::strip
+                ? "Requires-Dist of " + provided + " dropped (the modules provide them)"
+                : "Requires-Dist of " + provided + " kept");
+  if (plan.module_file && plan.module_file->target)
+    out += "\nmodule:   " + plan.module_file->target->file.string() + " (" +
+           std::string(syntax_name(plan.module_file->syntax)) + ")";
+  if (plan.resolution) out += "\ndownloads: " + plan.download_area.string();
+  return out + "\nnothing was downloaded or written (--dry-run)\n";
+}
 
 nlohmann::json to_json(const operations::InstallResult& result) {
   using nlohmann::json;
@@ -137,13 +242,22 @@ CommandRunner add_install_command(CLI::App& app) {
                   "patchelf program, used when a new RPATH does not fit in place in a program "
                   "(or an unusual library layout)");
   add_module_options(*sub, options);
+  sub->add_flag("--dry-run", command->dry_run,
+                "Print the plan (the prefix, the wheels with their sha256, the modules and where "
+                "each is, the relink, the module file) and stop: nothing is downloaded or written");
   add_format_option(*sub, command->format);
   sub->footer(
       "Example: wheelmod install torch==2.6.0 torchvision --toolchain foss-2024a --accelerator "
       "cuda --module");
   return [command](CommandContext& context) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
-    const auto result = operations::install(command->options, *reporter);
+    const auto plan = operations::plan_install(command->options, *reporter);
+    if (command->dry_run) {
+      context.out << (command->format == OutputFormat::json ? plan_json(plan).dump(2) + "\n"
+                                                            : plan_text(plan));
+      return;
+    }
+    const auto result = operations::execute_install(plan, *reporter);
     context.out << (command->format == OutputFormat::json ? to_json(result).dump(2) + "\n"
                                                           : render_text(result));
   };

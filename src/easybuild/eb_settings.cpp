@@ -73,14 +73,6 @@ std::string expand_home(std::string value, const std::string& home) {
 
 }  // namespace
 
-Getenv process_environment() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* value = std::getenv(name.c_str());
-    if (value == nullptr) return std::nullopt;
-    return std::string(value);
-  };
-}
-
 std::optional<std::map<std::string, std::pair<std::string, std::string>>> parse_config_file(
     std::string_view text, std::string& error) {
   std::map<std::string, std::pair<std::string, std::string>> out;  // option -> (value, section)

@@ -229,13 +229,8 @@ std::optional<fs::path> ModuleLocator::root_of(std::string_view module) const {
   return fs::absolute(*root).lexically_normal();
 }
 
-ModuleLocator environment_locator(std::optional<fs::path> software_root) {
-  return ModuleLocator{.software_root = std::move(software_root),
-                       .getenv = [](const std::string& name) -> std::optional<std::string> {
-                         const char* value = std::getenv(name.c_str());
-                         if (value == nullptr) return std::nullopt;
-                         return std::string(value);
-                       }};
+ModuleLocator environment_locator(std::optional<fs::path> software_root, Getenv getenv) {
+  return ModuleLocator{.software_root = std::move(software_root), .getenv = std::move(getenv)};
 }
 
 std::string_view action_text(EntryAction action) {

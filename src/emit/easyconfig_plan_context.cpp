@@ -4,6 +4,7 @@
 #include "core/errors.hpp"
 #include "core/strings.hpp"
 #include "easyconfig_plan_detail.hpp"
+#include "emit/installation_name.hpp"
 #include "pep/requirement.hpp"
 
 namespace wheelmod::emit::detail {
@@ -90,17 +91,11 @@ PlanContext::PlanContext(const StackRequest& request)
     throw UsageError("--toolchain " + request.toolchain,
                      "not a toolchain of generation " + m_generation.name);
   m_toolchain = toolchain->second;
-  switch (request.accelerator) {
-    case index_client::AcceleratorKind::cuda:
-      m_versionsuffix = "-CUDA-%(cudaver)s-whl";
-      break;
-    case index_client::AcceleratorKind::rocm:
-      m_versionsuffix = "-ROCm-" + request.variant.substr(4) + "-whl";
-      break;
-    case index_client::AcceleratorKind::cpu:
-      m_versionsuffix = "-whl";
-      break;
-  }
+  // The CUDA version as EasyBuild's template: the easyconfig's CUDA dependency says which.
+  m_versionsuffix = wheel_versionsuffix(request.accelerator,
+                                        request.accelerator == index_client::AcceleratorKind::rocm
+                                            ? request.variant.substr(4)
+                                            : "%(cudaver)s");
   if (request.versionsuffix) m_versionsuffix = *request.versionsuffix;
   for (const auto& [arch, report] : request.reports) {
     m_arches.push_back(arch);

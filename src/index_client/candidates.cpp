@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/strings.hpp"
 #include "pep/name.hpp"
 #include "pep/specifier.hpp"
 #include "pep/version.hpp"
@@ -81,7 +82,8 @@ bool local_fits_variant(const pep::Version& version, std::string_view variant) {
 
 }  // namespace
 
-std::string explain_tag_mismatch(const std::vector<pep::Tag>& tags, const pep::TagTarget& target) {
+std::vector<std::string> tag_mismatches(const std::vector<pep::Tag>& tags,
+                                        const pep::TagTarget& target) {
   std::set<std::string> reasons;
   const auto wanted_python = target_python_tag(target);
   const std::string python_text =
@@ -104,10 +106,37 @@ std::string explain_tag_mismatch(const std::vector<pep::Tag>& tags, const pep::T
       reasons.insert("needs glibc 2." + std::to_string(*facts.glibc_minor) + ", the target has " +
                      std::to_string(target.glibc.major) + "." + std::to_string(target.glibc.minor));
   }
-  if (reasons.empty()) return "no tag accepted by the target";
-  std::string out;
-  for (const auto& reason : reasons) out += (out.empty() ? "" : "; ") + reason;
-  return out;
+  return {reasons.begin(), reasons.end()};
+}
+
+std::string describe(const Rejection& rejection) {
+  switch (rejection.kind) {
+    case RejectionKind::invalid_file_name:
+      return "not a valid wheel file name: " + rejection.found;
+    case RejectionKind::variant_wheel:
+      return "a PEP 825 variant wheel (label '" + rejection.found +
+             "'); wheelmod takes ordinary wheels unless --wheel-variant " + rejection.found +
+             " is given";
+    case RejectionKind::version:
+      return "version " + rejection.found + " does not match " +
+             (rejection.wanted.empty() ? std::string("(final releases only)") : rejection.wanted);
+    case RejectionKind::yanked:
+      return "yanked" + (rejection.found.empty() ? std::string() : ": " + rejection.found);
+    case RejectionKind::other_variant:
+      return "built for +" + rejection.found + ", not the " + rejection.wanted + " variant";
+    case RejectionKind::tags:
+      return rejection.mismatches.empty() ? std::string("no tag accepted by the target")
+                                          : join(rejection.mismatches, "; ");
+    case RejectionKind::requires_python:
+      return "requires Python " + rejection.found +
+             (rejection.from_metadata ? " (its METADATA)" : "") + ", the target is " +
+             rejection.wanted;
+    case RejectionKind::pin:
+      return "requires " + rejection.found + ", but " + rejection.wanted + " was chosen";
+    case RejectionKind::pinned_by:
+      return rejection.found + " requires " + rejection.wanted;
+  }
+  return {};
 }
 
 CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateFilter& filter,
@@ -118,41 +147,44 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
     auto wheel = pep::WheelFilename::parse(link.filename);
     if (!wheel) {
       set.rejected.push_back(
-          {link.filename, "not a valid wheel file name: " + wheel.error().message});
+          {link.filename, RejectionKind::invalid_file_name, wheel.error().message, "", {}, false});
       continue;
     }
     if (wheel->name != filter.project) continue;  // another project listed on the page
     // PEP 825 (Draft): which variant fits a machine is decided by provider plugins that a later
     // PEP will define; wheelmod takes one only when the user names its label.
     if (wheel->variant_label && wheel->variant_label != filter.wheel_variant) {
-      set.rejected.push_back({link.filename,
-                              "a PEP 825 variant wheel (label '" + *wheel->variant_label +
-                                  "'); wheelmod takes ordinary wheels unless --wheel-variant " +
-                                  *wheel->variant_label + " is given",
-                              true});
+      set.rejected.push_back(
+          {link.filename, RejectionKind::variant_wheel, *wheel->variant_label, "", {}, false});
       continue;
     }
     if (!filter.specifier.contains(wheel->version)) {
-      set.rejected.push_back(
-          {link.filename, "version " + wheel->version.str() + " does not match " +
-                              (filter.specifier.empty() ? std::string("(final releases only)")
-                                                        : filter.specifier.str())});
+      set.rejected.push_back({link.filename,
+                              RejectionKind::version,
+                              wheel->version.str(),
+                              filter.specifier.empty() ? "" : filter.specifier.str(),
+                              {},
+                              false});
       continue;
     }
     if (link.yanked && !filter.pinned) {
       // PEP 592: a yanked file is only chosen when pinned exactly.
-      set.rejected.push_back(
-          {link.filename, "yanked" + (link.yanked->empty() ? std::string() : ": " + *link.yanked)});
+      set.rejected.push_back({link.filename, RejectionKind::yanked, *link.yanked, "", {}, false});
       continue;
     }
     if (!local_fits_variant(wheel->version, filter.variant)) {
-      set.rejected.push_back({link.filename, "built for +" + wheel->version.local_str() +
-                                                 ", not the " + filter.variant + " variant"});
+      set.rejected.push_back({link.filename,
+                              RejectionKind::other_variant,
+                              wheel->version.local_str(),
+                              filter.variant,
+                              {},
+                              false});
       continue;
     }
     const auto rank = priority.best_rank(wheel->tags);
     if (!rank) {
-      set.rejected.push_back({link.filename, explain_tag_mismatch(wheel->tags, target)});
+      set.rejected.push_back(
+          {link.filename, RejectionKind::tags, "", "", tag_mismatches(wheel->tags, target), false});
       continue;
     }
     // PEP 503 data-requires-python / PEP 691 requires-python: the file is skipped when the
@@ -163,8 +195,12 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
                                               std::to_string(target.python_minor));
       const auto needs = pep::SpecifierSet::parse(*link.requires_python);
       if (python && needs && !needs->contains(*python, pep::Prereleases::allow)) {
-        set.rejected.push_back({link.filename, "requires Python " + needs->str() +
-                                                   ", the target is " + python->str()});
+        set.rejected.push_back({link.filename,
+                                RejectionKind::requires_python,
+                                needs->str(),
+                                python->str(),
+                                {},
+                                false});
         continue;
       }
     }

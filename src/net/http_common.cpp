@@ -18,16 +18,9 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// CA bundle: the option, else the variables other tools use for it
-// (OpenSSL's SSL_CERT_FILE, curl's CURL_CA_BUNDLE), else libcurl's default.
-std::string ca_bundle(const std::string& cacert) {
-  if (!cacert.empty()) return cacert;
-  for (const char* name : {"SSL_CERT_FILE", "CURL_CA_BUNDLE"}) {
-    const char* value = std::getenv(name);
-    if (value != nullptr && *value != '\0') return value;
-  }
-  return {};
-}
+// CA bundle: the option (the operations layer fills it from --cacert, SSL_CERT_FILE or
+// CURL_CA_BUNDLE), else libcurl's default.
+std::string ca_bundle(const std::string& cacert) { return cacert; }
 
 bool may_multiplex(std::string_view url) {
   constexpr std::string_view k_https = "https://";
@@ -59,13 +52,13 @@ void set_common_options(CurlHandle& handle, const ConnectionOptions& settings,
   handle.set(CURLOPT_SSL_VERIFYPEER, 1L, "CURLOPT_SSL_VERIFYPEER");
   handle.set(CURLOPT_SSL_VERIFYHOST, 2L, "CURLOPT_SSL_VERIFYHOST");
   if (!ca.empty()) handle.set(CURLOPT_CAINFO, ca.c_str(), "CURLOPT_CAINFO");
-  // HTTP basic credentials for a host the URL gives none for: from $NETRC, else ~/.netrc, as pip
-  // (requests' get_netrc_auth) and `curl --netrc-optional` read them; credentials in the URL
-  // win. libcurl sends them to that host only, and not on to a host a redirect names
-  // (CURLOPT_UNRESTRICTED_AUTH stays off).
+  // HTTP basic credentials for a host the URL gives none for: from the netrc file (the operations
+  // layer names $NETRC's), else ~/.netrc, as pip (requests' get_netrc_auth) and
+  // `curl --netrc-optional` read them; credentials in the URL win. libcurl sends them to that
+  // host only, and not on to a host a redirect names (CURLOPT_UNRESTRICTED_AUTH stays off).
   handle.set(CURLOPT_NETRC, long{CURL_NETRC_OPTIONAL}, "CURLOPT_NETRC");
-  if (const char* netrc = std::getenv("NETRC"); netrc != nullptr && *netrc != '\0')
-    handle.set(CURLOPT_NETRC_FILE, netrc, "CURLOPT_NETRC_FILE");
+  if (!settings.netrc_file.empty())
+    handle.set(CURLOPT_NETRC_FILE, settings.netrc_file.c_str(), "CURLOPT_NETRC_FILE");
   handle.set(CURLOPT_NOSIGNAL, 1L, "CURLOPT_NOSIGNAL");
   handle.set(CURLOPT_TCP_KEEPALIVE, 1L, "CURLOPT_TCP_KEEPALIVE");
 }

@@ -163,9 +163,8 @@ std::map<std::string, std::string> fill_missing_hashes(
   if (unhashed.wheels.empty()) return {};
   const TemporaryDirectory scratch(output_dir, ".wheelmod-easyconfig-",
                                    "check that --output-dir is writable");
-  const auto batch =
-      download_report_wheels(unhashed, scratch.path(), options.download,
-                             options.selection.connection, options.selection.cache_dir, reporter);
+  const auto batch = download_report_wheels(unhashed, scratch.path(), options.download,
+                                            options.selection, reporter);
   if (!batch.failures.empty()) throw net::combined_failure(batch);
   std::map<std::string, std::string> by_url;
   for (std::size_t i = 0; i < unhashed.wheels.size(); ++i)

@@ -103,9 +103,8 @@ FetchResult fetch(const FetchOptions& options, Reporter& next) {
   result.dest = fs::absolute(options.dest).lexically_normal();
   const auto lock = net::lock_download_directory(
       result.dest, [&](const std::string& line) { reporter.on_warning(line); });
-  result.batch =
-      download_report_wheels(result.report, result.dest, options.download,
-                             options.selection.connection, options.selection.cache_dir, reporter);
+  result.batch = download_report_wheels(result.report, result.dest, options.download,
+                                        options.selection, reporter);
   result.warnings = reporter.warnings();
   if (!result.batch.failures.empty()) result.failure = net::combined_failure(result.batch);
   return result;

@@ -44,7 +44,7 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
   auto spec = mirror::load_spec(options.spec);
   if (!spec.index_given) {
     // A spec without `index` reads the index configured for every command (index_setting.hpp).
-    spec.index = to_url(index_setting("").url);
+    spec.index = to_url(index_setting("", options.getenv).url);
     while (spec.index.ends_with('/') && !spec.index.ends_with("://")) spec.index.pop_back();
   }
   mirror::MirrorOptions run;
@@ -58,8 +58,8 @@ MirrorResult mirror(const MirrorOptions& options, Reporter& reporter) {
   run.download.attempts = options.download.retries + 1;
   run.download.max_size = options.download.max_download_size;
   run.fetcher.page_timeout = std::chrono::seconds(options.page_timeout);
-  run.download.connection = connection_options(options.connection);
-  run.fetcher.connection = connection_options(options.connection);
+  run.download.connection = connection_options(options.connection, options.getenv);
+  run.fetcher.connection = connection_options(options.connection, options.getenv);
   if (!options.eb_sourcepath.empty()) run.eb_sourcepath = fs::absolute(options.eb_sourcepath);
   if (!options.eb_names.empty()) run.eb_names = options.eb_names;
 

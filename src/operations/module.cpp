@@ -1,6 +1,6 @@
 #include "operations/module.hpp"
 
-#include "core/errors.hpp"
+#include "operations/module_file.hpp"
 #include "operations/selection.hpp"
 #include "operations/site.hpp"
 #include "operations/version.hpp"
@@ -24,42 +24,24 @@ ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
   // The prefix first: "not an installation wheelmod made" is the message
   // that helps most when PREFIX is wrong.
   const auto provenance = prefix::read_provenance(request.prefix);
+  request.toolchain = provenance.toolchain;  // the naming scheme's level (HierarchicalMNS)
   const auto config = load_site_config(options.config_dir, provenance.toolchain);
   const auto* generation = config.find_generation(provenance.toolchain);
-  const auto layout =
-      module_layout(site_settings(""), {options.naming_scheme, options.syntax, options.modulepath},
-                    generation ? *generation : easybuild::Generation{}, request.prefix);
-  request.naming = layout.naming;
-  const auto description = emit::describe_installation(request);
-  const auto replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
-  ModuleResult result;
-  result.module = description.identity.name + "/" + description.identity.full_version;
-  if (!options.to_stdout) {
-    if (!layout.modulepath)
-      throw UsageError(request.prefix.string(),
-                       "not in an EasyBuild layout (<installpath>/software/<Name>/<version>)",
-                       "pass --modulepath DIR, or --stdout");
-    // HierarchicalMNS makes no moduleclass links (module_target).
-    result.target = emit::module_target(description.identity, *layout.modulepath,
-                                        options.moduleclass, layout.syntax, layout.suffix);
-    emit::check_module_target(*result.target, replace);
-  }
-  for (const auto& warning : description.warnings) reporter.on_warning(warning);
+  ModuleFileChoice choice;
+  choice.layout = {options.naming_scheme, options.syntax, options.modulepath};
+  choice.moduleclass = options.moduleclass;
+  if (!options.templates.empty()) choice.site_templates = fs::path(options.templates);
+  choice.replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
+  choice.render_only = options.to_stdout;
+  choice.offers_stdout = true;
+  const auto plan = plan_module_file(std::move(request), site_settings("", options.getenv),
+                                     generation ? *generation : easybuild::Generation{}, choice);
   // A module whose Python cannot import the install is not written without --force; printed
   // with --stdout, with the warning.
-  if (!description.python_mismatch.empty()) {
-    if (!options.force && !options.to_stdout)
-      throw UsageError(request.prefix.string(), description.python_mismatch,
-                       "reinstall for the module's Python (install --python), or pass --force "
-                       "to write the module anyway");
-    reporter.on_warning(description.python_mismatch);
-  }
-  const emit::TemplateSet templates(
-      emit::TemplateSet::default_dir(),
-      options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));
-  result.text = emit::render_module(description, layout.syntax, templates);
-  if (result.target) emit::write_module(*result.target, result.text, replace);
-  return result;
+  const auto written = write_module_file(
+      plan, options.force || options.to_stdout ? PythonMismatch::warn : PythonMismatch::refuse,
+      reporter);
+  return {written.module, written.text, plan.target};
 }
 
 }  // namespace wheelmod::operations

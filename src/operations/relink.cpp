@@ -17,7 +17,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   std::string toolchain = options.toolchain;
   auto modules = options.modules;
   std::optional<timings::Scope> phase(std::in_place, "settings");
-  std::string software = site_settings(options.eb_installpath).software.value;
+  std::string software = site_settings(options.eb_installpath, options.getenv).software.value;
   if (toolchain.empty()) {
     const auto provenance = prefix::read_provenance(options.prefix);
     toolchain = provenance.toolchain;
@@ -30,7 +30,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   relink.generation = &find_generation(
       config, toolchain, "give the toolchain the prefix was installed for, e.g. foss-2024a");
   relink.modules = modules;
-  relink.locator = easybuild::environment_locator(std::filesystem::path(software));
+  relink.locator = easybuild::environment_locator(std::filesystem::path(software), options.getenv);
   relink.tag = options.runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath;
   relink.dry_run = options.dry_run;
   relink.patchelf = options.patchelf;

@@ -116,15 +116,23 @@ std::pair<std::string, std::string> split_last_segment(const std::string& url) {
 
 }  // namespace
 
-net::ConnectionOptions connection_options(const ConnectionSettings& settings) {
+net::ConnectionOptions connection_options(const ConnectionSettings& settings,
+                                          const Getenv& environment) {
+  const auto set = [&](const char* name) {
+    auto value = environment(name);
+    return value && !value->empty() ? value : std::nullopt;
+  };
   net::ConnectionOptions out;
   out.cacert = settings.cacert;
+  for (const char* name : {"SSL_CERT_FILE", "CURL_CA_BUNDLE"})
+    if (out.cacert.empty()) out.cacert = set(name).value_or("");
+  out.netrc_file = set("NETRC").value_or("");
   out.stall_timeout = std::chrono::seconds(settings.stall_timeout);
   return out;
 }
 
 Selection with_index_variant(Selection selection, Reporter& reporter) {
-  const auto setting = index_setting(selection.index);
+  const auto setting = index_setting(selection.index, selection.getenv);
   selection.index = setting.url;
   // What the messages call it: the option, or where the configured value came from.
   const auto subject = setting.origin == "--index" ? "--index " + mask_credentials(selection.index)
@@ -160,12 +168,12 @@ Selection with_index_variant(Selection selection, Reporter& reporter) {
   return selection;
 }
 
-std::string cache_dir_or_default(const std::string& given) {
+std::string cache_dir_or_default(const std::string& given, const Getenv& environment) {
   if (!given.empty()) return given;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
-    return std::string(xdg) + "/wheelmod";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    return std::string(home) + "/.cache/wheelmod";
+  if (const auto xdg = environment("XDG_CACHE_HOME"); xdg && !xdg->empty())
+    return *xdg + "/wheelmod";
+  if (const auto home = environment("HOME"); home && !home->empty())
+    return *home + "/.cache/wheelmod";
   return "";
 }
 
@@ -210,9 +218,9 @@ resolve::ResolveReport resolve_selection(const Selection& given,
   }
   request.module_installed = std::move(module_installed);
   net::FetcherOptions fetch_options;
-  fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir);
+  fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir, selection.getenv);
   fetch_options.page_timeout = std::chrono::seconds(selection.page_timeout);
-  fetch_options.connection = connection_options(selection.connection);
+  fetch_options.connection = connection_options(selection.connection, selection.getenv);
   net::Fetcher fetcher(fetch_options);
   auto report = resolve::resolve(request, fetcher, reporter);
   if (const auto& stats = fetcher.stats(); stats.requests > 0)
@@ -232,8 +240,7 @@ void check_jobs(const DownloadSettings& settings) {
 net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
                                           const std::filesystem::path& dest,
                                           const DownloadSettings& settings,
-                                          const ConnectionSettings& connection,
-                                          const std::string& cache_dir, Reporter& reporter) {
+                                          const Selection& selection, Reporter& reporter) {
   check_jobs(settings);
   std::vector<net::DownloadRequest> requests;
   for (const auto& wheel : report.wheels)
@@ -246,9 +253,9 @@ net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
   download.jobs = settings.jobs;
   download.attempts = settings.retries + 1;
   download.max_size = settings.max_download_size;
-  download.connection = connection_options(connection);
+  download.connection = connection_options(selection.connection, selection.getenv);
   if (!settings.no_cache) {
-    const auto cache = cache_dir_or_default(cache_dir);
+    const auto cache = cache_dir_or_default(selection.cache_dir, selection.getenv);
     if (!cache.empty()) download.cache_dir = cache;
   }
   return net::download_all(requests, download, reporter);

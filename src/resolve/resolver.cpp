@@ -36,12 +36,11 @@ std::string spec_text(const pep::Requirement& spec) {
 
 // The nearest rejected candidates first: a matching version that failed on
 // tags or variant says more than an older version, and a file wrong in one
-// way (Python) more than one wrong in two (Python and architecture; the
-// reasons are joined with "; ").
+// way (Python) more than one wrong in two (Python and architecture).
 std::string rejections_text(std::vector<index_client::Rejection> rejected) {
   const auto distance = [](const index_client::Rejection& r) {
-    const auto mismatches = static_cast<std::size_t>(std::ranges::count(r.reason, ';')) + 1;
-    return std::pair{r.reason.starts_with("version "), mismatches};
+    return std::pair{r.kind == index_client::RejectionKind::version,
+                     std::max<std::size_t>(r.mismatches.size(), 1)};
   };
   std::ranges::stable_sort(rejected,
                            [&](const index_client::Rejection& a, const index_client::Rejection& b) {
@@ -50,7 +49,7 @@ std::string rejections_text(std::vector<index_client::Rejection> rejected) {
   std::string out;
   constexpr std::size_t k_shown = 8;
   for (std::size_t i = 0; i < rejected.size() && i < k_shown; ++i)
-    out += "\n    " + rejected[i].filename + ": " + rejected[i].reason;
+    out += "\n    " + rejected[i].filename + ": " + index_client::describe(rejected[i]);
   if (rejected.size() > k_shown)
     out += fmt::format("\n    ... and {} more", rejected.size() - k_shown);
   return out;
@@ -249,9 +248,12 @@ class PinSolver {
                                             std::to_string(target.python_minor));
     if (metadata.requires_python && python &&
         !metadata.requires_python->contains(*python, pep::Prereleases::allow)) {
-      m_conflicts.push_back(
-          {candidate.link.filename, "requires Python " + metadata.requires_python->str() +
-                                        " (its METADATA), the target is " + python->str()});
+      m_conflicts.push_back({candidate.link.filename,
+                             index_client::RejectionKind::requires_python,
+                             metadata.requires_python->str(),
+                             python->str(),
+                             {},
+                             true});
       return false;
     }
     if (no_deps) return true;
@@ -261,9 +263,12 @@ class PinSolver {
       for (const auto* other : m_chosen) {
         if (other->wheel.name == pin.canonical_name() &&
             !pin.specifier.contains(other->wheel.version, pep::Prereleases::allow)) {
-          m_conflicts.push_back(
-              {candidate.link.filename, "requires " + pin.str() + ", but " + other->wheel.name +
-                                            " " + other->wheel.version.str() + " was chosen"});
+          m_conflicts.push_back({candidate.link.filename,
+                                 index_client::RejectionKind::pin,
+                                 pin.str(),
+                                 other->wheel.name + " " + other->wheel.version.str(),
+                                 {},
+                                 false});
           return false;
         }
       }
@@ -272,9 +277,12 @@ class PinSolver {
     for (const auto* other : m_chosen) {
       for (const auto& pin : pins_on(m_session, m_session.metadata(*other).metadata, {project})) {
         if (!pin.specifier.contains(candidate.wheel.version, pep::Prereleases::allow)) {
-          m_conflicts.push_back(
-              {candidate.link.filename,
-               other->wheel.name + " " + other->wheel.version.str() + " requires " + pin.str()});
+          m_conflicts.push_back({candidate.link.filename,
+                                 index_client::RejectionKind::pinned_by,
+                                 other->wheel.name + " " + other->wheel.version.str(),
+                                 pin.str(),
+                                 {},
+                                 false});
           return false;
         }
       }
@@ -414,8 +422,8 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
     auto set = index_client::collect_candidates(*page, filter_for(session, spec, variant),
                                                 request.tag_target, session.priority);
     for (const auto& rejection : set.rejected)
-      if (rejection.variant_wheel)
-        report.notes.push_back(rejection.filename + ": " + rejection.reason);
+      if (rejection.kind == index_client::RejectionKind::variant_wheel)
+        report.notes.push_back(rejection.filename + ": " + index_client::describe(rejection));
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),
                                "no wheel on the " + variant + " variant (chosen for " +
@@ -440,8 +448,9 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   // Candidates passed over for their METADATA's Requires-Python: said, as pip says why it
   // backtracks.
   for (const auto& conflict : solver.conflicts())
-    if (conflict.reason.starts_with("requires Python "))
-      report.notes.push_back(conflict.filename + ": " + conflict.reason + "; not taken");
+    if (conflict.kind == index_client::RejectionKind::requires_python)
+      report.notes.push_back(conflict.filename + ": " + index_client::describe(conflict) +
+                             "; not taken");
 
   std::vector<ChosenWheel> chosen;
   for (std::size_t i = 0; i < sets.size(); ++i) {

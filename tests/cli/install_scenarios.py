@@ -12,6 +12,7 @@ is only ever the old installation or the new one.
 import base64
 import glob
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -428,9 +429,46 @@ py_compile.compile = compile
     print(f"{len(during)} of 301 files compiled while the 256 MiB entry was being unpacked")
 
 
+def dry_run(r):
+    """install --dry-run prints the plan (text and JSON) and stops: no prefix, no download
+    directory, no module file, no wheel in the cache. The install then made with the same options
+    carries that plan out: the same wheels with the same sha256 (its log), the same modules (its
+    provenance), the module file where the plan said."""
+    prefix = os.path.join(r.work, "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    modules = os.path.join(r.work, "modules")
+    extra = ("--module", "--modulepath", modules)
+    text = r.install("torch==2.6.0", prefix, *extra, "--dry-run").stdout
+    for line in ("prefix:   " + prefix, "variant:  cu126", "relink:", "nvidia/cudnn/lib -> ",
+                 "nothing was downloaded or written (--dry-run)"):
+        check(line in text, f"{line!r} not in the plan:\n{text}")
+    plan = json.loads(r.install("torch==2.6.0", prefix, *extra, "--dry-run", "--format",
+                                "json").stdout)
+    check(plan["dry_run"] and plan["prefix"] == prefix and not plan["prefix_exists"], plan)
+    check(not os.path.exists(prefix) and not os.path.exists(plan["download_area"]),
+          "the dry run left a prefix or a download directory")
+    check(not os.path.exists(modules), "the dry run wrote into the module tree")
+    cached = glob.glob(os.path.join(r.cache, "**", "*.whl"), recursive=True)
+    check(not cached, f"the dry run downloaded wheels: {cached}")
+    wheels = {w["filename"]: w["sha256"] for w in plan["resolution"]["wheels"]}
+    check(any(name.startswith("torch-2.6.0+cu126") for name in wheels), wheels)
+    cudnn = [x for x in plan["relink"] if x["package"] == "nvidia-cudnn-cu12"]
+    check(cudnn and cudnn[0]["module_libdir"].endswith("/lib"), plan["relink"])
+    # The install with the same options does what the plan said.
+    r.install("torch==2.6.0", prefix, *extra)
+    with open(os.path.join(prefix, "easybuild", "wheelmod-install.log")) as handle:
+        log = handle.read()
+    for name, digest in wheels.items():
+        check(f"{name} sha256:{digest} (as the index gives it)" in log, f"{name} not fetched as planned")
+    with open(os.path.join(prefix, "easybuild", "wheelmod-install.json")) as handle:
+        provenance = json.load(handle)
+    check(sorted(provenance["modules"]) == sorted(m["module"] for m in plan["modules"]),
+          f"{provenance['modules']} against the plan's {plan['modules']}")
+    check(os.path.isfile(plan["module_file"]["file"]), "no module file where the plan said")
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
                                           vision_audio, bad_input, interrupted_download,
-                                          compile_overlaps)}
+                                          compile_overlaps, dry_run)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"*": {"timeout": 300}}

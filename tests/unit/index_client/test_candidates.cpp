@@ -36,10 +36,11 @@ TEST_CASE("collect_candidates skips PEP 825 variant wheels unless their label is
   const auto plain = collect(std::nullopt);
   REQUIRE(plain.fitting.size() == 1);
   CHECK_FALSE(plain.fitting.front().wheel.variant_label);
-  const auto skipped =
-      std::ranges::find_if(plain.rejected, [](const Rejection& r) { return r.variant_wheel; });
+  const auto skipped = std::ranges::find_if(
+      plain.rejected, [](const Rejection& r) { return r.kind == RejectionKind::variant_wheel; });
   REQUIRE(skipped != plain.rejected.end());
-  CHECK_THAT(skipped->reason, Catch::Contains("--wheel-variant cu128"));
+  CHECK(skipped->found == "cu128");
+  CHECK_THAT(describe(*skipped), Catch::Contains("--wheel-variant cu128"));
 
   // Asked for: the variant wheel comes before the ordinary one of the same version (PEP 825
   // "Variant ordering": non-variant wheels after the variant ones).
@@ -75,8 +76,47 @@ TEST_CASE("collect_candidates skips files whose data-requires-python excludes th
   CHECK(old.fitting[0].link.filename == "tool-1.0-py3-none-any.whl");
   REQUIRE(old.rejected.size() == 1);
   CHECK(old.rejected[0].filename == "tool-2.0-py3-none-any.whl");
-  CHECK(old.rejected[0].reason == "requires Python >=3.12, the target is 3.11");
+  CHECK(old.rejected[0].kind == RejectionKind::requires_python);
+  CHECK(old.rejected[0].found == ">=3.12");
+  CHECK(old.rejected[0].wanted == "3.11");
+  CHECK_FALSE(old.rejected[0].from_metadata);
   const auto current = collect_for("3.12");
   REQUIRE(current.fitting.size() == 3);
   CHECK(current.fitting[0].link.filename == "tool-2.0-py3-none-any.whl");
+}
+
+TEST_CASE("describe gives each rejection kind its words", "[index_client][candidates]") {
+  using K = RejectionKind;
+  const struct {
+    Rejection rejection;
+    const char* words;
+  } cases[] = {
+      {{"f", K::invalid_file_name, "no version", "", {}, false},
+       "not a valid wheel file name: no version"},
+      {{"f", K::version, "2.5.1", "==2.6.0", {}, false}, "version 2.5.1 does not match ==2.6.0"},
+      {{"f", K::version, "2.7.0rc1", "", {}, false},
+       "version 2.7.0rc1 does not match (final releases only)"},
+      {{"f", K::yanked, "", "", {}, false}, "yanked"},
+      {{"f", K::yanked, "broken", "", {}, false}, "yanked: broken"},
+      {{"f", K::other_variant, "cu124", "cu126", {}, false},
+       "built for +cu124, not the cu126 variant"},
+      {{"f",
+        K::tags,
+        "",
+        "",
+        {"built for Python 3.13, the target is 3.12", "needs glibc 2.28, the target has 2.17"},
+        false},
+       "built for Python 3.13, the target is 3.12; needs glibc 2.28, the target has 2.17"},
+      {{"f", K::tags, "", "", {}, false}, "no tag accepted by the target"},
+      {{"f", K::requires_python, ">=3.13", "3.12", {}, true},
+       "requires Python >=3.13 (its METADATA), the target is 3.12"},
+      {{"f", K::pin, "torch==2.5.1", "torch 2.6.0+cpu", {}, false},
+       "requires torch==2.5.1, but torch 2.6.0+cpu was chosen"},
+      {{"f", K::pinned_by, "torchvision 0.21.0", "torch==2.6.0", {}, false},
+       "torchvision 0.21.0 requires torch==2.6.0"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.words);
+    CHECK(describe(c.rejection) == c.words);
+  }
 }

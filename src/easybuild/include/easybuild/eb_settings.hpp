@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/environment.hpp"
+
 namespace wheelmod::easybuild {
 
 /// One setting and where it came from ("$EASYBUILD_INSTALLPATH",
@@ -20,10 +22,8 @@ struct Setting {
   std::string origin;
 };
 
-using Getenv = std::function<std::optional<std::string>(const std::string&)>;
-
-/// std::getenv.
-Getenv process_environment();
+using Getenv = wheelmod::Getenv;  // core/environment.hpp
+using wheelmod::process_environment;
 
 class EasyBuildSettings {
  public:

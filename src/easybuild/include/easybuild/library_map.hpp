@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "easybuild/config.hpp"
 
 namespace wheelmod::easybuild {
@@ -29,7 +30,7 @@ struct ModuleLocator {
   /// (--eb-installpath DIR gives DIR/software; EasyBuild's installpath-software otherwise).
   std::optional<std::filesystem::path> software_root;
   /// Reads EBROOT<NAME> / EBVERSION<NAME> of loaded modules; std::getenv by default.
-  std::function<std::optional<std::string>(const std::string&)> getenv;
+  Getenv getenv;
 
   /// The directory of `module` ("cuDNN/9.5.1.17-CUDA-12.6.0"): under the installpath when it
   /// exists, else $EBROOTCUDNN when EBVERSIONCUDNN is the start of the module's version.
@@ -37,8 +38,9 @@ struct ModuleLocator {
 };
 
 /// A locator over `software_root` (nullopt: the loaded modules' EBROOT* variables only) and
-/// the process environment.
-ModuleLocator environment_locator(std::optional<std::filesystem::path> software_root);
+/// `getenv` (the loaded modules' EBROOT*/EBVERSION* variables).
+ModuleLocator environment_locator(std::optional<std::filesystem::path> software_root,
+                                  Getenv getenv = process_environment());
 
 enum class EntryAction {
   kept,      // points inside the prefix at a directory that exists, or at a system directory

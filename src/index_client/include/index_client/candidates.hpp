@@ -13,12 +13,34 @@
 
 namespace wheelmod::index_client {
 
+/// Why a file is not taken. Callers decide by the kind and its fields; describe() gives the words.
+enum class RejectionKind {
+  invalid_file_name,  // not a wheel file name (found: the parse error)
+  variant_wheel,      // a PEP 825 variant wheel not asked for (found: its label): worth a note
+  version,            // found: its version; wanted: the specifier ("" for final releases only)
+  yanked,             // PEP 592, and not pinned exactly (found: the reason, may be "")
+  other_variant,      // found: its local label; wanted: the variant
+  tags,               // no tag the target accepts (mismatches: each way, in words)
+  requires_python,    // found: its Requires-Python; wanted: the target's X.Y
+  pin,                // its METADATA pins a chosen project otherwise (found: the pin; wanted: the
+                      // chosen project and version)
+  pinned_by,          // a chosen project's METADATA pins this one otherwise (found: that project
+                      // and version; wanted: its pin)
+};
+
 /// A file of the project that does not fit, and why.
 struct Rejection {
   std::string filename;
-  std::string reason;
-  bool variant_wheel = false;  // a PEP 825 variant wheel not asked for: worth a note
+  RejectionKind kind = RejectionKind::tags;
+  std::string found;
+  std::string wanted;
+  std::vector<std::string> mismatches;  // tags only
+  bool from_metadata = false;           // requires_python: the METADATA's, not the page's
 };
+
+/// The rejection in words ("version 2.5.1 does not match ==2.6.0", "built for Python 3.13, the
+/// target is 3.12; needs glibc 2.28, the target has 2.17").
+std::string describe(const Rejection& rejection);
 
 struct Candidate {
   index::Link link;
@@ -45,8 +67,10 @@ struct CandidateFilter {
 CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateFilter& filter,
                                 const pep::TagTarget& target, const pep::TagPriority& priority);
 
-/// Why none of `tags` is accepted by `target`, in words ("built for Python
-/// 3.13", "needs glibc 2.28, the target has 2.17", "for aarch64").
-std::string explain_tag_mismatch(const std::vector<pep::Tag>& tags, const pep::TagTarget& target);
+/// Why none of `tags` is accepted by `target`: each way in words, sorted ("built for Python 3.13,
+/// the target is 3.12", "needs glibc 2.28, the target has 2.17", "built for aarch64, the target
+/// is x86_64"); empty when no one way can be named.
+std::vector<std::string> tag_mismatches(const std::vector<pep::Tag>& tags,
+                                        const pep::TagTarget& target);
 
 }  // namespace wheelmod::index_client

@@ -13,7 +13,10 @@ struct ConnectionOptions {
   std::chrono::seconds connect_timeout{20};
   /// Abort a transfer when no byte arrived for this long (not a total timeout).
   std::chrono::seconds stall_timeout{60};
-  std::string cacert;  // CA bundle; empty: SSL_CERT_FILE, CURL_CA_BUNDLE or the system's
+  std::string cacert;  // CA bundle; empty: libcurl's (the system's)
+  /// HTTP credentials for hosts a URL gives none for (~/.netrc format); empty: libcurl's default
+  /// ($HOME/.netrc). Read optionally: no file, no credentials.
+  std::string netrc_file;
   std::string user_agent = "wheelmod";
 };
 

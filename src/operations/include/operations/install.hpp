@@ -1,17 +1,28 @@
 // `wheelmod install`: resolve, fetch, unpack, relink, byte-compile and check wheels into an
-// EasyBuild-style prefix, all or nothing; with its module file when asked.
+// EasyBuild-style prefix, all or nothing; with its module file when asked. In two steps, as uv
+// builds an install plan before it touches the environment (crates/uv-installer/src/plan.rs):
+// plan_install decides everything (reading index pages and the site, nothing else) into one
+// immutable InstallPlan, which `install --dry-run` prints and the provenance records;
+// execute_install only carries it out.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
 #include "emit/module_writer.hpp"
+#include "operations/module_file.hpp"
 #include "operations/selection.hpp"
+#include "operations/site.hpp"
 #include "prefix/install.hpp"
+#include "prefix/provenance.hpp"
+#include "resolve/report.hpp"
 
 namespace wheelmod::operations {
 
@@ -37,15 +48,81 @@ struct InstallOptions {
   std::string module_naming_scheme;  // "": EasyBuild's module-naming-scheme, EasyBuildMNS
 };
 
+/// A module the installation is made against, and where this site has it.
+struct PlannedModule {
+  std::string module;                         // cuDNN/9.5.0.50-CUDA-12.6.0
+  std::optional<std::filesystem::path> root;  // its installation directory; nullopt: not found
+};
+
+/// A CUDA library whose wheel directory the relink replaces by a module's directory.
+struct PlannedRelink {
+  std::string package;                  // nvidia-cudnn-cu12
+  std::string wheel_libdir;             // nvidia/cudnn/lib (below site-packages)
+  std::string module;                   // cuDNN/9.5.0.50-CUDA-12.6.0
+  std::filesystem::path module_libdir;  // <root>/lib; empty where the module was not found
+};
+
+/// Where the prefix came from.
+enum class PrefixSource {
+  option,          // --prefix
+  easybuild_name,  // EasyBuild's name for the easyconfig under the site's software path
+};
+
+/// Everything `install` will do, decided before anything is downloaded or written.
+struct InstallPlan {
+  std::string toolchain;             // foss-2024a
+  easybuild::Generation generation;  // its generation's tables (owned: the relink maps by them)
+  SiteSettings site;                 // software path, locks, module layout settings
+  std::filesystem::path prefix;      // absolute
+  PrefixSource prefix_source = PrefixSource::option;
+  bool prefix_exists = false;  // and `replace` says whether --force replaces it
+  prefix::ReplaceExisting replace = prefix::ReplaceExisting::no;
+  /// SPEC...: the resolution (target, variant and why, every wheel with its URL and sha256,
+  /// dependencies mapped to modules or bundled); nullopt for --wheel FILE...
+  std::optional<resolve::ResolveReport> resolution;
+  std::chrono::milliseconds resolving_took{0};     // for the install log
+  std::vector<std::filesystem::path> wheel_files;  // --wheel FILE..., in install order
+  std::vector<PlannedModule> modules;              // made against, sorted, each once
+  std::vector<PlannedRelink> relinks;              // the search-path edits, by library
+  /// pip names the modules satisfy (the CUDA libraries), each with its module: dropped from
+  /// METADATA with `metadata` strip (kept in wheelmod.json), left for a bundle with keep.
+  std::map<std::string, std::string> module_provided;
+  easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
+  std::string python_version;                       // X.Y of lib/pythonX.Y
+  std::optional<std::filesystem::path> python_exe;  // byte-compiles; nullopt: --no-compile
+  std::set<std::string> clash_winners;              // PEP 503 names
+  std::vector<std::string> preferred_modules;       // --prefer-module
+  unsigned threads = 0;
+  std::string patchelf;
+  Getenv getenv;                  // the selection's: where the loaded modules (EBROOT*) are read
+  prefix::Provenance provenance;  // what the prefix will record of this plan
+  std::optional<ModuleFilePlan> module_file;  // --module: where, in which syntax
+  // How the wheels are fetched.
+  DownloadSettings download;
+  ConnectionSettings connection;
+  std::string cache_dir;
+  std::filesystem::path download_area;  // PARENT/.NAME.wheelmod-downloads, beside the prefix
+};
+
 struct InstallResult {
   prefix::PrefixInstallResult install;
   std::optional<std::filesystem::path> module_file;
   std::string module_name;  // what `module load` takes: PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl
 };
 
-/// Throws UsageError (bad options, an existing prefix or module file), CheckFailedError (a CUDA
-/// library no module provides, before any download; or a library that does not load, before the
-/// commit), and what resolving, downloading and unpacking throw.
+/// Decides the installation: reads the site's EasyBuild configuration and modules and the
+/// index's pages (no wheel is downloaded, nothing is written). Throws UsageError (bad options,
+/// an existing prefix or module file without force), CheckFailedError (a CUDA library no module
+/// provides, unless --bundle-missing), and what resolving throws.
+InstallPlan plan_install(const InstallOptions& options, Reporter& reporter);
+
+/// Carries `plan` out: takes EasyBuild's lock, downloads, installs into a staging directory,
+/// commits, writes the module file. Throws UsageError (the prefix appeared meanwhile),
+/// CheckFailedError (a library that does not load, before the commit), and what downloading
+/// and unpacking throw.
+InstallResult execute_install(const InstallPlan& plan, Reporter& reporter);
+
+/// plan_install, then execute_install.
 InstallResult install(const InstallOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::operations

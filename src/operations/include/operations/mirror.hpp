@@ -25,7 +25,8 @@ struct MirrorOptions {
   std::vector<std::string> eb_names;
   DownloadSettings download;
   ConnectionSettings connection;
-  unsigned page_timeout = 300;  // seconds an index page may take in all, as Selection's
+  unsigned page_timeout = 300;            // seconds an index page may take in all, as Selection's
+  Getenv getenv = process_environment();  // the configured index, the CA bundle, netrc
 };
 
 struct MirrorResult {

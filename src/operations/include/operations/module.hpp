@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/environment.hpp"
 #include "core/reporter.hpp"
 #include "emit/module_writer.hpp"
 
@@ -15,16 +16,17 @@ struct ModuleOptions {
   std::optional<emit::ModuleSyntax> syntax;  // nullopt: EasyBuild's module-syntax, else Lua
   std::string naming_scheme;                 // "": EasyBuild's module-naming-scheme
   std::string config_dir;                    // site tables (--config), for HierarchicalMNS
-  std::string modulepath;  // "": EasyBuild's installpath-modules, else beside software/
-  std::string moduleclass = "ai";
-  std::string name;          // "": the prefix's parent directory
-  std::string full_version;  // "": the prefix's directory
-  std::string description;   // "": the main wheel's Summary and where the wheels came from
+  std::string modulepath;          // "": EasyBuild's installpath-modules, else beside software/
+  std::string moduleclass = "ai";  // operations::k_default_moduleclass (module_file.hpp)
+  std::string name;                // "": the prefix's parent directory
+  std::string full_version;        // "": the prefix's directory
+  std::string description;         // "": the main wheel's Summary and where the wheels came from
   std::string origin;
   emit::PythonSearchPath python_search_path = emit::PythonSearchPath::automatic;
-  std::string templates;   // site templates, before the shipped ones
-  bool to_stdout = false;  // render only
-  bool force = false;      // replace an existing module file
+  std::string templates;                  // site templates, before the shipped ones
+  bool to_stdout = false;                 // render only
+  bool force = false;                     // replace an existing module file
+  Getenv getenv = process_environment();  // EasyBuild's configuration (module tree, naming)
 };
 
 struct ModuleResult {

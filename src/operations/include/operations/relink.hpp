@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/reporter.hpp"
 #include "prefix/relink.hpp"
 
@@ -19,6 +20,7 @@ struct RelinkOptions {
   std::string patchelf = "patchelf";
   bool runpath = false;  // write DT_RUNPATH instead of DT_RPATH
   bool dry_run = false;
+  Getenv getenv = process_environment();  // EasyBuild's configuration, the loaded modules
 };
 
 /// Throws UsageError (unknown toolchain, not a prefix), CheckFailedError

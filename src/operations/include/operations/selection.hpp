@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
 #include "net/download.hpp"
@@ -24,8 +25,11 @@ struct ConnectionSettings {
   unsigned stall_timeout = 60;  // seconds without a byte before a transfer is retried
 };
 
-/// net's connection options for `settings`.
-net::ConnectionOptions connection_options(const ConnectionSettings& settings);
+/// net's connection options for `settings` in `environment`: the CA bundle is --cacert, else
+/// SSL_CERT_FILE (OpenSSL's), else CURL_CA_BUNDLE (curl's), else the system's; the netrc file
+/// $NETRC (as pip's requests reads it), else ~/.netrc.
+net::ConnectionOptions connection_options(const ConnectionSettings& settings,
+                                          const Getenv& environment);
 
 struct Selection {
   std::vector<std::string> specs;  // PEP 508 requirements
@@ -51,6 +55,11 @@ struct Selection {
   /// Seconds an index page (or .metadata file) may take in all, retries included (1 to 86400).
   unsigned page_timeout = 300;
   ConnectionSettings connection;
+  /// The environment: WHEELMOD_INDEX_URL and the configuration file's place, the cache
+  /// (XDG_CACHE_HOME, HOME), the CA bundle and netrc, EasyBuild's configuration and the loaded
+  /// modules (EBROOT*). The process's at the command line; a test or an embedding program gives
+  /// its own, and the operation reads no other.
+  Getenv getenv = process_environment();
 };
 
 struct DownloadSettings {
@@ -68,7 +77,8 @@ struct DownloadSettings {
 Selection with_index_variant(Selection selection, Reporter& reporter);
 
 /// `given`, else $XDG_CACHE_HOME/wheelmod, else ~/.cache/wheelmod (the XDG default), else "".
-std::string cache_dir_or_default(const std::string& given);
+std::string cache_dir_or_default(const std::string& given,
+                                 const Getenv& environment = process_environment());
 
 /// The shipped generation tables, with `config_dir`'s merged over them.
 /// With `toolchain`, only that toolchain's generation is read whole
@@ -92,12 +102,12 @@ resolve::ResolveReport resolve_selection(
 /// Throws UsageError unless 1 <= jobs <= 64.
 void check_jobs(const DownloadSettings& settings);
 
-/// Downloads every wheel of `report` into `dest`, through the wheel cache
-/// under `cache_dir` unless settings.no_cache. Failures are in the batch.
+/// Downloads every wheel of `report` into `dest`, through the wheel cache under the selection's
+/// cache directory unless settings.no_cache, over its connection settings. Failures are in the
+/// batch.
 net::DownloadBatch download_report_wheels(const resolve::ResolveReport& report,
                                           const std::filesystem::path& dest,
                                           const DownloadSettings& settings,
-                                          const ConnectionSettings& connection,
-                                          const std::string& cache_dir, Reporter& reporter);
+                                          const Selection& selection, Reporter& reporter);
 
 }  // namespace wheelmod::operations

@@ -1,0 +1,15 @@
+#include "core/environment.hpp"
+
+#include <cstdlib>
+
+namespace wheelmod {
+
+Getenv process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+}  // namespace wheelmod
