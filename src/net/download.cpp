@@ -17,6 +17,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/parallel.hpp"
 #include "core/url.hpp"
 #include "file_transport.hpp"
 #include "hash/sha256.hpp"
@@ -213,17 +214,8 @@ class Batch {
     m_per_lane = (m_options.jobs + lanes - 1) / lanes;
     for (std::size_t i = 0; i < lanes; ++i) m_lanes.push_back(std::make_unique<Lane>());
     m_lanes.front()->takes_multiplexed = true;
-    {
-      std::vector<std::jthread> threads;
-      try {
-        for (std::size_t i = 1; i < lanes; ++i)
-          threads.emplace_back([this, i] { drive_lane(*m_lanes[i]); });
-      } catch (const std::system_error&) {
-        // No thread to be had: the lanes that run take all the work (a lane
-        // without a thread never takes any).
-      }
-      drive_lane(*m_lanes.front());
-    }
+    // A lane whose thread could not be started never takes work: the others take it all.
+    run_in_parallel(lanes, [this](std::size_t i) { drive_lane(*m_lanes[i]); });
     m_lanes.clear();
     if (m_crash) std::rethrow_exception(m_crash);
   }

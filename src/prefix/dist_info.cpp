@@ -10,7 +10,6 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
-#include <thread>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +18,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/own_file.hpp"
+#include "core/parallel.hpp"
 #include "core/strings.hpp"
 #include "hash/sha256.hpp"
 #include "pep/name.hpp"
@@ -76,12 +76,8 @@ std::vector<pep::RecordEntry> record_entries(const fs::path& site_packages,
       }
     }
   };
-  {
-    const std::size_t threads = std::min<std::size_t>(files.size(), usable_cpus());
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-  }
+  run_in_parallel(std::min<std::size_t>(files.size(), usable_cpus()),
+                  [&work](std::size_t) { work(); });
   for (const auto& error : errors)
     if (error) std::rethrow_exception(error);
   return entries;

@@ -10,11 +10,11 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
-#include <thread>
 
 #include <sys/stat.h>
 
 #include "core/errors.hpp"
+#include "core/parallel.hpp"
 #include "core/unique_fd.hpp"
 #include "install_layout.hpp"
 #include "install_scripts.hpp"
@@ -272,13 +272,7 @@ std::vector<ExtractedFile> extract_members(const std::filesystem::path& wheel,
   Shared shared(jobs, settings, reporter);
   const auto threads =
       std::clamp<std::size_t>(settings.threads, 1, std::max<std::size_t>(jobs.size(), 1));
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t i = 1; i < threads; ++i) {
-      pool.emplace_back([&] { Worker(wheel, shared).run(results); });
-    }
-    Worker(wheel, shared).run(results);
-  }  // joins
+  run_in_parallel(threads, [&](std::size_t) { Worker(wheel, shared).run(results); });
   shared.rethrow();
   return results;
 }

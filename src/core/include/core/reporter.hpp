@@ -2,6 +2,7 @@
 // decides how to draw them (bars on a terminal, plain lines in a log, nothing with --quiet).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,7 +39,10 @@ std::string format_bytes(std::uint64_t bytes);
 /// Discards everything (the default for library callers and tests).
 class NullReporter final : public Reporter {
  public:
-  TaskId on_start(std::string_view, std::optional<std::uint64_t>) override { return m_next++; }
+  // Atomic: Reporter's contract is that several threads may call at once.
+  TaskId on_start(std::string_view, std::optional<std::uint64_t>) override {
+    return m_next.fetch_add(1, std::memory_order_relaxed);
+  }
   void on_progress(TaskId, std::uint64_t) override {}
   void on_total(TaskId, std::uint64_t) override {}
   void on_finish(TaskId, std::string_view) override {}
@@ -47,7 +51,7 @@ class NullReporter final : public Reporter {
   void on_note(std::string_view) override {}
 
  private:
-  TaskId m_next = 1;
+  std::atomic<TaskId> m_next{1};
 };
 
 }  // namespace wheelmod
