@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "dist_info.hpp"
+#include "file_owners.hpp"
 #include "pep/wheel_filename.hpp"
 
 namespace wheelmod::prefix {
@@ -36,71 +37,6 @@ void update_records(const fs::path& root, const fs::path& site_packages,
     if (const auto it = owned.find(file); it != owned.end()) by_dist[it->second].push_back(file);
   }
   for (const auto& [dist_info, list] : by_dist) add_to_record(root, dist_info, site_packages, list);
-}
-
-// The wheels in the order they are unpacked: those of `winners` last, so that where two ship one
-// path their file is the one on disk.
-std::vector<fs::path> unpack_order(const std::vector<fs::path>& wheels,
-                                   const std::set<std::string>& winners) {
-  auto ordered = wheels;
-  std::ranges::stable_partition(ordered, [&](const fs::path& file) {
-    const auto name = pep::WheelFilename::parse(file.filename().string());
-    return !name || !winners.contains(name->name);
-  });
-  return ordered;
-}
-
-// Before anything is committed: a file two wheels of one install ship with different bytes (the
-// second replaced the first and left the first's RECORD false), unless exactly one of them is a
-// clash winner, whose file is on disk (unpack_order) and the other's row is dropped; or one under
-// easybuild/, where wheelmod writes its provenance and log (a wheel's .data/data/easybuild/...).
-// The same bytes at one path (namespace packages' empty __init__.py) are no clash: both RECORDs
-// are true, as pip leaves them. IntegrityError (exit 5) naming the file and the wheels.
-void settle_file_owners(std::vector<wheel::InstalledWheel>& wheels, const fs::path& root,
-                        const fs::path& site_packages, const std::set<std::string>& winners,
-                        Reporter& reporter) {
-  const auto site = site_packages.lexically_relative(root);
-  struct Owner {
-    std::size_t wheel;
-    const pep::RecordEntry* entry;
-  };
-  std::map<fs::path, Owner> owner;  // prefix-relative path -> first wheel that ships it
-  std::map<std::size_t, std::set<std::string>> dropped;  // wheel -> RECORD paths it loses
-  const auto who = [&](std::size_t i) { return wheels[i].name + " " + wheels[i].version; };
-  for (std::size_t i = 0; i < wheels.size(); ++i) {
-    for (const auto& entry : wheels[i].record) {
-      const auto path = (site / entry.path).lexically_normal();
-      if (!path.empty() && *path.begin() == "easybuild")
-        throw IntegrityError(who(i),
-                             "ships " + path.generic_string() +
-                                 ", where wheelmod keeps its own records of the installation",
-                             "a wheel must not write into PREFIX/easybuild/; it was not installed");
-      const auto [it, added] = owner.try_emplace(path, Owner{i, &entry});
-      if (added || it->second.wheel == i) continue;
-      const auto& first = *it->second.entry;
-      if (first.hash && entry.hash && *first.hash == *entry.hash && first.size == entry.size)
-        continue;
-      const auto earlier = it->second.wheel;
-      const bool later_wins = winners.contains(wheels[i].name);
-      if (winners.contains(wheels[earlier].name) || !later_wins)
-        throw IntegrityError(
-            path.generic_string(),
-            "shipped by two wheels of this install, with different bytes: " + who(earlier) +
-                " and " + who(i),
-            "say which wheel's file to keep with --clash-winner " + wheels[earlier].name + " (or " +
-                wheels[i].name + "), or install them into separate prefixes");
-      dropped[earlier].insert(first.path);
-      reporter.on_warning(path.generic_string() + ": shipped by " + who(earlier) + " and " +
-                          who(i) + " with different bytes; " + wheels[i].name +
-                          "'s is kept (--clash-winner)");
-      it->second = Owner{i, &entry};
-    }
-  }
-  for (auto& [index, paths] : dropped) {
-    remove_from_record(root, wheels[index].dist_info, site_packages, paths);
-    std::erase_if(wheels[index].record,
-                  [&](const pep::RecordEntry& entry) { return paths.contains(entry.path); });
-  }
 }
 
 }  // namespace
