@@ -1,13 +1,27 @@
 #!/usr/bin/env python3
 """Figures on wheelmod's structure, for reviews of it: lines per library
-under src/ (and the CLI's share), the longest functions, and how much of
-the public headers is comment.
+under src/ (and the CLI's share), the longest functions, how much of the
+public headers is comment, and how many places repeat a rule that has one
+home (--rules).
 
 Function lengths come from matching braces in the sources with comments
 and string literals blanked: a definition is a `{` that follows a `)` at
 namespace or class level; lambdas count towards the function around them.
 
-Usage: scripts/structure-figures.py [SOURCE_DIR] [--longest N]
+Usage: scripts/structure-figures.py [SOURCE_DIR] [--longest N] [--rules]
+
+--rules counts, in lines of code (comment lines skipped):
+  lowercasing   hand-written ASCII case folding (tolower/toupper calls and
+                'A'..'Z' arithmetic) outside core/strings, src/pep (which links
+                nothing of ours) and index/html_anchors (Python's str.lower()
+                on Unicode, by design)
+  install name  string literals that build the name of an installation of
+                the wheels (its "-whl" versionsuffix) outside
+                emit/installation_name
+  net names     net's private file names (.part, .part.json,
+                .wheelmod-fetch.lock) in literals outside src/net
+  message text  test assertions on the English of a rejection (`.reason`)
+                where a kind and its fields could be matched
 """
 
 import argparse
@@ -86,6 +100,8 @@ def main():
     parser.add_argument("source_dir", nargs="?",
                         default=os.path.join(os.path.dirname(__file__), ".."))
     parser.add_argument("--longest", type=int, default=5, help="functions listed per table")
+    parser.add_argument("--rules", action="store_true",
+                        help="count the places that repeat a rule with one home")
     args = parser.parse_args()
     src = os.path.join(os.path.abspath(args.source_dir), "src")
 
@@ -118,7 +134,37 @@ def main():
                 comments += line.strip().startswith("//")
     print(f"public headers: {comments} comment lines of {non_blank} non-blank "
           f"({100 * comments / max(non_blank, 1):.0f}%)")
+    if args.rules:
+        rules(os.path.abspath(args.source_dir), src)
     return 0
+
+
+def rules(root, src):
+    def count(paths, pattern, skip=()):
+        places = []
+        for path in paths:
+            relative = os.path.relpath(path, root)
+            if any(part in relative for part in skip):
+                continue
+            for number, line in enumerate(open(path, encoding="utf-8"), 1):
+                if not line.lstrip().startswith(("//", "#")) and re.search(pattern, line):
+                    places.append(f"{relative}:{number}")
+        return places
+
+    code = list(sources(src))
+    found = {
+        "lowercasing": count(code, r"\bto(lower|upper)\(|- 'A' \+ 'a'|c \+ 32",
+                             ("core/strings", "src/pep/", "index/html_anchors")),
+        "install name": count(code, r'-whl"', ("emit/installation_name", "src/cli/")),
+        "net names": count(code, r'"\.part"|"\.part\.json"|"\.wheelmod-fetch\.lock"|'
+                                 r'"\.wheelmod-fetch\.lock|\.part\.json"', ("src/net/",)),
+    }
+    tests = [p for p in sources(os.path.join(root, "tests"), (".cpp", ".py"))]
+    found["message text"] = count(tests, r"(\.|->)reason\b")
+    for name, places in found.items():
+        print(f"{name}: {len(places)} place{'s' if len(places) != 1 else ''}")
+        for place in places:
+            print(f"    {place}")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/strings.hpp"
+
 namespace wheelmod::cli {
 
 namespace {
@@ -29,8 +31,7 @@ std::string to_byte_count(std::string& input) {
   std::string_view unit(rest, static_cast<std::size_t>(end - rest));
   if (unit.size() == 3 && unit.ends_with("iB")) unit.remove_suffix(2);  // 4GiB as 4G
   constexpr std::string_view k_units = "KMGT";
-  const auto position =
-      unit.size() == 1 ? k_units.find(static_cast<char>(std::toupper(unit[0]))) : unit.npos;
+  const auto position = unit.size() == 1 ? k_units.find(ascii_upper(unit[0])) : unit.npos;
   if (!unit.empty() && position == unit.npos) return not_a_size;
   const unsigned shift = unit.empty() ? 0U : 10U * (1U + static_cast<unsigned>(position));
   if (value == 0) return "'" + given + "' is no size: give at least 1 byte";

@@ -293,12 +293,7 @@ Url::Url(std::string text) : m_text(std::move(text)) {
   if (at < all.size() && all[at] == '#') m_fragment = {true, at + 1, all.size() - at - 1};
 }
 
-std::string Url::scheme() const {
-  std::string out(view(m_scheme));
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
+std::string Url::scheme() const { return ascii_lower(view(m_scheme)); }
 
 bool Url::is_http() const {
   const auto name = scheme();

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "pep/name.hpp"
 #include "pep/version.hpp"
 #include "pep/wheel_filename.hpp"
@@ -64,8 +65,6 @@ bool is_hex_digit(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-char to_lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 // What the downloader can fetch: http(s) and file URLs (schemes are
 // case-insensitive, RFC 3986 section 3.1) or an absolute local path.
 bool is_fetchable_url(std::string_view url) {
@@ -77,7 +76,7 @@ bool is_fetchable_url(std::string_view url) {
     if (url.size() <= scheme.size()) continue;
     bool same = true;
     for (std::size_t i = 0; i < scheme.size() && same; ++i) {
-      same = to_lower_ascii(url[i]) == scheme[i];
+      same = ascii_lower(url[i]) == scheme[i];
     }
     if (same) return true;
   }
@@ -184,7 +183,7 @@ class Reader {
     bool valid = hex.size() == k_sha256_hex_digits;
     for (char& c : hex) {
       valid = valid && is_hex_digit(c);
-      c = to_lower_ascii(c);
+      c = ascii_lower(c);
     }
     if (!valid) fail_type(path, "64 hex digits or null", value);
     return hex;
