@@ -163,5 +163,9 @@ def first(args, work):
                         "completed and removed the killed run's staging directory")
 
 
+SCENARIOS = {"force": force, "first": first}
+# What CTest needs to run each scenario (`--list`, read by tests/faults/CMakeLists.txt).
+CTEST = {"*": {"timeout": 600}}
+
 if __name__ == "__main__":
-    sys.exit(main(__doc__.splitlines()[0], {"force": force, "first": first}))
+    sys.exit(main(__doc__.splitlines()[0], SCENARIOS, ctest=CTEST))

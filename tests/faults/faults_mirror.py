@@ -246,6 +246,9 @@ def leftover_tmp(args, work):
     return 0
 
 
+SCENARIOS = {"first": first, "upstream_change": upstream_change, "leftover_tmp": leftover_tmp}
+# What CTest needs to run each scenario (`--list`, read by tests/faults/CMakeLists.txt).
+CTEST = {"*": {"timeout": 600}}
+
 if __name__ == "__main__":
-    sys.exit(main(__doc__.splitlines()[0], {"first": first, "upstream_change": upstream_change,
-                                             "leftover_tmp": leftover_tmp}))
+    sys.exit(main(__doc__.splitlines()[0], SCENARIOS, ctest=CTEST))

@@ -180,7 +180,11 @@ def leftover_copy(args, work):
     return 0
 
 
+SCENARIOS = {"grow": lambda a, w: scenario(a, w, "grow"),
+             "in_place": lambda a, w: scenario(a, w, "in_place"),
+             "leftover_copy": leftover_copy}
+# What CTest needs to run each scenario (`--list`, read by tests/faults/CMakeLists.txt).
+CTEST = {"*": {"timeout": 600}}
+
 if __name__ == "__main__":
-    sys.exit(main(__doc__.splitlines()[0], {"grow": lambda a, w: scenario(a, w, "grow"),
-                                             "in_place": lambda a, w: scenario(a, w, "in_place"),
-                                             "leftover_copy": leftover_copy}))
+    sys.exit(main(__doc__.splitlines()[0], SCENARIOS, ctest=CTEST))

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "hostile"))
 
 from scenario_support import Failure, check, sha256_of  # noqa: E402,F401
 import reliability_log  # noqa: E402
+from hostile_support import print_listing  # noqa: E402
 
 DEFAULT_RUNS = 10
 
@@ -142,15 +143,27 @@ class Campaign:
         return 1 if self.failures else 0
 
 
-def main(description, scenarios):
-    """Parses --wheelmod, --sample, --seed and the scenario; runs it in a scratch directory."""
+def main(description, scenarios, ctest=None):
+    """Parses --wheelmod, --sample, --seed and the scenario; runs it in a scratch directory.
+    `driver.py --list` prints the scenarios for CTest (hostile_support.print_listing, every
+    line with options=--sample): `ctest` maps a scenario, or "*" for all of them, to its
+    settings, {"timeout": SECONDS} at least (tests/faults/CMakeLists.txt requires one)."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--wheelmod", required=True)
-    parser.add_argument("--sample", required=True)
+    parser.add_argument("--list", action="store_true",
+                        help="print the scenarios, one a line, with what CTest needs to run each, "
+                             "and exit (tests/faults/CMakeLists.txt reads it)")
+    parser.add_argument("--wheelmod")
+    parser.add_argument("--sample")
     parser.add_argument("--seed", default="20261203", help="seed of the kill schedule")
     parser.add_argument("--keep", action="store_true", help="keep the scratch directory")
-    parser.add_argument("scenario", choices=sorted(scenarios))
+    parser.add_argument("scenario", nargs="?", choices=sorted(scenarios))
     args = parser.parse_args()
+    if args.list:
+        return print_listing(parser, scenarios, ctest, ["--sample"])
+    missing = [name for name, value in (("--wheelmod", args.wheelmod), ("--sample", args.sample),
+                                        ("scenario", args.scenario)) if value is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
     args.wheelmod = os.path.abspath(args.wheelmod)
     args.sample = os.path.abspath(args.sample)
     work = tempfile.mkdtemp(prefix=f"wheelmod-faults-{args.scenario}-")

@@ -19,14 +19,13 @@ Groups:
            naming the file), never writes through the link (the canary it points to keeps its
            bytes), never blocks on the FIFO, and leaves no result behind.
 """
-import argparse
 import os
 import re
 import shutil
 import sys
 import tempfile
 
-from hostile_support import Suite, check, check_error
+from hostile_support import Suite, check, check_error, main_with_groups
 
 CANARY = b"canary: a file wheelmod must never write\n" * 4
 WHEEL = "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl"
@@ -416,19 +415,11 @@ def own_paths(args):
                                       "wheel's file with every RECORD true; equal bytes pass")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wheelmod", required=True)
-    parser.add_argument("--sample", required=True)
-    parser.add_argument("group",
-                        choices=["planted", "replace", "deep_json", "options", "own_paths"])
-    args = parser.parse_args()
-    args.sample = os.path.abspath(args.sample)
-    args.wheelmod = os.path.abspath(args.wheelmod)  # the replace cases run in other directories
-    groups = {"planted": planted, "replace": replace, "deep_json": deep_json, "options": options,
-              "own_paths": own_paths}
-    return groups[args.group](args)
-
+GROUPS = {"planted": planted, "replace": replace, "deep_json": deep_json, "options": options,
+          "own_paths": own_paths}
+# What CTest needs to run each group (`--list`, read by tests/hostile/CMakeLists.txt).
+CTEST = {"*": {"timeout": 180}}
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # --wheelmod and --sample are made absolute: the replace cases run in other directories.
+    sys.exit(main_with_groups(__doc__.splitlines()[0], GROUPS, ctest=CTEST, options=("--sample",)))

@@ -16,8 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# The --list format of the CLI scenarios (tests/cli/scenario_support.py), shared, not copied.
+sys.path.append(os.path.join(HERE, "..", "cli"))
 import reliability_log  # noqa: E402
+from scenario_support import ctest_listing  # noqa: E402
 
 MIB = 1 << 20
 
@@ -235,11 +239,54 @@ class Suite:
         return 1 if self.failures else 0
 
 
-def main_with_groups(description, groups):
-    """`driver.py --wheelmod BIN GROUP`: runs one group (a function taking the
-    parsed arguments and returning 0 or 1)."""
+def print_listing(parser, names, ctest, required_options):
+    """What `--list` prints, for tests/hostile/listed_tests.cmake to register: one line per
+    group or scenario of `names`, in order, `NAME [options=--a,--b] [fixtures=x,y]
+    [timeout=SECONDS]` (ctest_listing of tests/cli/scenario_support.py, whose "*" default and
+    checks apply to `ctest`). `required_options`, the options the driver requires besides
+    --wheelmod (each given a path by CMake), head every line's options. Returns the exit code:
+    2, with the reason on stderr, when `ctest` is wrong (it names no scenario, an unknown
+    setting or option, a bad timeout)."""
+    required = list(required_options)
+    ctest = {name: dict(settings) for name, settings in (ctest or {}).items()}
+    ctest.setdefault("*", {})
+    for name, settings in ctest.items():
+        if name == "*" or "options" in settings:  # a scenario's own options replace "*"'s
+            settings["options"] = required + [option for option in settings.get("options", ())
+                                              if option not in required]
+    try:
+        lines = ctest_listing(names, ctest, required)
+    except ValueError as error:
+        print(f"{parser.prog}: error: --list: {error}", file=sys.stderr)
+        return 2
+    print("\n".join(lines))
+    return 0
+
+
+def main_with_groups(description, groups, ctest=None, options=()):
+    """`driver.py --wheelmod BIN [OPTION PATH...] GROUP`: runs one group (a function taking
+    the parsed arguments and returning 0 or 1). `options` are further options the driver
+    requires ("--sample"); they and --wheelmod are made absolute (some groups run in other
+    directories). `driver.py --list` prints the groups for CTest (print_listing): `ctest` maps
+    a group, or "*" for all of them, to its settings, {"timeout": SECONDS} at least
+    (tests/hostile/CMakeLists.txt requires one)."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--wheelmod", required=True)
-    parser.add_argument("group", choices=sorted(groups))
+    parser.add_argument("--list", action="store_true",
+                        help="print the groups, one a line, with what CTest needs to run each, "
+                             "and exit (tests/hostile/CMakeLists.txt reads it)")
+    parser.add_argument("--wheelmod")
+    for option in options:
+        parser.add_argument(option)
+    parser.add_argument("group", nargs="?", choices=sorted(groups))
     args = parser.parse_args()
+    if args.list:
+        return print_listing(parser, groups, ctest, options)
+    paths = ["--wheelmod", *options]
+    missing = [name for name in [*paths, "group"]
+               if getattr(args, name.lstrip("-").replace("-", "_")) is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)}")
+    for name in paths:
+        attribute = name.lstrip("-").replace("-", "_")
+        setattr(args, attribute, os.path.abspath(getattr(args, attribute)))
     return groups[args.group](args)

@@ -459,6 +459,9 @@ def slow(args):
 
 
 GROUPS = {"redirects": redirects, "lengths": lengths, "slow": slow}
+# What CTest needs to run each group (`--list`, read by tests/hostile/CMakeLists.txt);
+# slow: pages trickled until --page-timeout (3-5 s each), ~20 s in all.
+CTEST = {"*": {"timeout": 120}}
 
 if __name__ == "__main__":
-    sys.exit(main_with_groups(__doc__.splitlines()[0], GROUPS))
+    sys.exit(main_with_groups(__doc__.splitlines()[0], GROUPS, ctest=CTEST))
