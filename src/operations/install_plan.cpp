@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/strings.hpp"
+#include "core/url.hpp"
 #include "easybuild/library_map.hpp"
 #include "emit/installation_name.hpp"
 #include "index_client/accelerator.hpp"
@@ -166,14 +167,22 @@ prefix::Provenance provenance_of(const InstallOptions& options, const InstallPla
     out.index = plan.resolution->index;  // credentials already masked by the report
     for (const auto& module : plan.resolution->modules)
       if (module.starts_with("CUDA/")) out.cuda_module = module;
+    for (const auto& wheel : plan.resolution->wheels)
+      out.wheels.push_back(
+          {wheel.filename, wheel.sha256.value_or(""), without_credentials(wheel.url)});
   }
+  for (const auto& file : plan.wheel_files)
+    out.wheels.push_back({file.filename().string(), "", ""});
   out.software_path = plan.site.software.value;
   return out;
 }
 
 }  // namespace
 
-InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
+namespace {
+
+// The options with their index in effect, checked for what needs neither the site nor the index.
+InstallOptions checked_options(const InstallOptions& given, Reporter& reporter) {
   auto options = given;
   options.selection = with_index_variant(given.selection, reporter);
   if (options.wheels.empty() == options.selection.specs.empty())
@@ -186,8 +195,54 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   if (options.selection.toolchain.empty())
     throw UsageError("install", "no --toolchain",
                      "the toolchain decides the Python, the modules to relink at and the layout");
-  const auto config = load_site_config(options.selection.config_dir, options.selection.toolchain);
+  if (options.prefix.empty() && options.selection.specs.empty())
+    throw UsageError("install --wheel", "no --prefix", "give the installation directory");
+  return options;
+}
 
+// The prefix, its download area and module file; what can be refused without the index is
+// refused here, before it is read: a prefix or module file already there (the prefix decided
+// again under its lock, prefix::Staging).
+void settle_prefix(InstallPlan& plan, const InstallOptions& options, fs::path prefix) {
+  plan.prefix = std::move(prefix);
+  std::error_code error;
+  plan.prefix_exists = fs::exists(fs::symlink_status(plan.prefix, error));
+  plan.download_area = download_area_of(plan.prefix);
+  if (options.write_module) {
+    emit::ModuleRequest request;
+    request.prefix = plan.prefix;
+    request.generator = "wheelmod " + wheelmod_version();
+    request.toolchain = plan.toolchain;
+    ModuleFileChoice choice;
+    choice.layout = {options.module_naming_scheme, options.module_syntax, options.modulepath};
+    choice.replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
+    plan.module_file = plan_module_file(std::move(request), plan.site, plan.generation, choice);
+  }
+  if (!options.selection.specs.empty()) prefix::check_replaceable(plan.prefix, plan.replace);
+}
+
+// SPEC...: resolved against the site's modules (a CUDA module the site lacks is passed over for
+// one it has), and stopped here when a CUDA library has none.
+void plan_resolution(InstallPlan& plan, const InstallOptions& options,
+                     const easybuild::SiteConfig& config, const easybuild::ModuleLocator& locator,
+                     Reporter& reporter) {
+  const auto started = std::chrono::steady_clock::now();
+  plan.resolution = resolve_selection(
+      options.selection, config, reporter,
+      [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
+  stop_on_missing_libraries(*plan.resolution, plan.generation, plan.site,
+                            options.selection.bundle_missing);
+  plan.python_version = plan.resolution->target.python;  // "3.13t" is lib/python3.13
+  plan.resolving_took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  plan_module_libraries(*plan.resolution, plan, locator);
+}
+
+}  // namespace
+
+InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
+  const auto options = checked_options(given, reporter);
+  const auto config = load_site_config(options.selection.config_dir, options.selection.toolchain);
   InstallPlan plan;
   plan.toolchain = options.selection.toolchain;
   plan.generation =
@@ -197,62 +252,26 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   plan.site = site_settings(options.eb_installpath, plan.getenv);
   const auto locator =
       easybuild::environment_locator(fs::path(plan.site.software.value), plan.getenv);
-  if (options.prefix.empty() && options.selection.specs.empty())
-    throw UsageError("install --wheel", "no --prefix", "give the installation directory");
   plan.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
   plan.metadata = options.metadata;
   plan.python_version = options.selection.python.empty()
                             ? major_minor(plan.generation.python.version)
                             : options.selection.python;
   plan.python_exe = compile_python(options, plan.generation);
-  // What can be refused without the index is refused before it is read: a prefix or module
-  // file already there (decided again under the prefix lock, prefix::Staging).
-  const auto settle_prefix = [&](fs::path prefix) {
-    plan.prefix = std::move(prefix);
-    std::error_code error;
-    plan.prefix_exists = fs::exists(fs::symlink_status(plan.prefix, error));
-    plan.download_area = download_area_of(plan.prefix);
-    if (options.write_module) {
-      emit::ModuleRequest request;
-      request.prefix = plan.prefix;
-      request.generator = "wheelmod " + wheelmod_version();
-      request.toolchain = plan.toolchain;
-      ModuleFileChoice choice;
-      choice.layout = {options.module_naming_scheme, options.module_syntax, options.modulepath};
-      choice.replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
-      plan.module_file = plan_module_file(std::move(request), plan.site, plan.generation, choice);
-    }
-    if (!options.selection.specs.empty()) prefix::check_replaceable(plan.prefix, plan.replace);
-  };
-  if (!options.prefix.empty()) settle_prefix(fs::absolute(options.prefix).lexically_normal());
-  // SPEC...: resolved against the site's modules (a CUDA module the site lacks is passed over for
-  // one it has), and stopped here when a CUDA library has none.
-  if (!options.selection.specs.empty()) {
-    const auto started = std::chrono::steady_clock::now();
-    plan.resolution = resolve_selection(
-        options.selection, config, reporter,
-        [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
-    stop_on_missing_libraries(*plan.resolution, plan.generation, plan.site,
-                              options.selection.bundle_missing);
-    plan.python_version = plan.resolution->target.python;  // "3.13t" is lib/python3.13
-    plan.resolving_took = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - started);
-  }
+  if (!options.prefix.empty())
+    settle_prefix(plan, options, fs::absolute(options.prefix).lexically_normal());
+  if (!options.selection.specs.empty()) plan_resolution(plan, options, config, locator, reporter);
   if (options.prefix.empty()) {
     plan.prefix_source = PrefixSource::easybuild_name;
-    settle_prefix(easybuild_prefix(*plan.resolution, plan.generation, plan.toolchain, plan.site));
+    settle_prefix(plan, options,
+                  easybuild_prefix(*plan.resolution, plan.generation, plan.toolchain, plan.site));
     reporter.on_note("prefix: " + plan.prefix.string() + " (from " + plan.site.software.origin +
                      ")");
   }
-
   for (const auto& wheel : options.wheels) plan.wheel_files.emplace_back(wheel);
-  if (plan.resolution) {
-    plan_module_libraries(*plan.resolution, plan, locator);
-  } else {
-    // --wheel FILE...: every CUDA library of the generation counts as the modules'.
+  if (!plan.resolution)  // --wheel FILE...: every CUDA library of the generation is the modules'
     for (const auto& [name, library] : plan.generation.cuda_libraries)
       plan.module_provided[name] = "";
-  }
   std::set<std::string> modules(options.modules.begin(), options.modules.end());
   if (plan.resolution)
     modules.insert(plan.resolution->modules.begin(), plan.resolution->modules.end());

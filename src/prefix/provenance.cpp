@@ -58,6 +58,15 @@ void write_provenance(const fs::path& prefix, const Provenance& provenance) {
   for (const auto& project : provenance.installed)
     out["installed"].push_back(
         {{"name", project.name}, {"version", project.version}, {"dist_info", project.dist_info}});
+  if (!provenance.wheels.empty()) {
+    out["wheels"] = json::array();
+    for (const auto& wheel : provenance.wheels) {
+      json entry{{"filename", wheel.filename}};
+      entry["sha256"] = wheel.sha256.empty() ? json(nullptr) : json(wheel.sha256);
+      set_if_given(entry, "url", wheel.url);
+      out["wheels"].push_back(std::move(entry));
+    }
+  }
   write_if_changed(prefix / k_provenance_file, out.dump(2) + "\n");
 }
 
@@ -105,6 +114,11 @@ Provenance read_provenance(const fs::path& prefix) {
   out.index = optional_text(document, "index");
   out.software_path = optional_text(document, "software_path");
   out.site_packages = optional_text(document, "site_packages");
+  if (const auto wheels = document.find("wheels"); wheels != document.end() && wheels->is_array())
+    for (const auto& wheel : *wheels)
+      if (wheel.is_object())
+        out.wheels.push_back({optional_text(wheel, "filename"), optional_text(wheel, "sha256"),
+                              optional_text(wheel, "url")});
   return out;
 }
 

@@ -16,8 +16,8 @@ std::vector<pep::Requirement> pins_on(const Session& session, const pep::CoreMet
 
 }  // namespace
 
-PinSolver::PinSolver(Session& session, std::vector<index_client::CandidateSet> sets)
-    : m_session(session), m_sets(std::move(sets)) {
+PinSolver::PinSolver(Session& session, const std::vector<index_client::CandidateSet>& sets)
+    : m_session(session), m_sets(sets) {
   for (const auto& spec : session.request.specs) m_names.insert(spec.canonical_name());
 }
 

@@ -81,17 +81,11 @@ ChosenWheel describe_candidate(const Session& session, const index_client::Candi
 
 // ---- resolve ---------------------------------------------------------------
 
-ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter) {
-  if (request.specs.empty())
-    throw UsageError("resolve", "no requirement given", "name at least one, e.g. torch==2.6.0");
-  Session session(request, fetcher, reporter);
+namespace {
 
-  ResolveReport report;
-  report.index = mask_credentials(request.index_root);
-  for (const auto& spec : request.specs) report.specs.push_back(spec.str());
-  report.no_deps = request.no_deps;
-
-  auto& target = report.target;
+// The target as the report states it; returns the accelerator version: as given, else the
+// toolchain generation's.
+std::string describe_target(const ResolveRequest& request, TargetSummary& target) {
   target.toolchain = request.toolchain;
   if (request.generation) target.generation = request.generation->name;
   target.python = request.python;
@@ -102,35 +96,35 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
   if (request.nvidia_driver)
     target.nvidia_driver =
         request.nvidia_driver->version + " (" + request.nvidia_driver->source + ")";
-
-  // The accelerator version: as given, else the toolchain generation's.
-  std::string accelerator_version = request.accelerator.version.value_or("");
+  std::string version = request.accelerator.version.value_or("");
   target.accelerator_source = "--accelerator";
-  if (request.accelerator.kind != index_client::AcceleratorKind::cpu &&
-      accelerator_version.empty()) {
-    const auto& module = request.accelerator.kind == index_client::AcceleratorKind::cuda
+  const auto kind = request.accelerator.kind;
+  if (kind != index_client::AcceleratorKind::cpu && version.empty()) {
+    const auto& module = kind == index_client::AcceleratorKind::cuda
                              ? (request.generation ? request.generation->cuda : std::nullopt)
                              : (request.generation ? request.generation->rocm : std::nullopt);
     if (!module)
-      throw UsageError(
-          "--accelerator " + std::string(index_client::kind_text(request.accelerator.kind)),
-          request.generation
-              ? "toolchain generation " + request.generation->name + " has no " +
-                    std::string(index_client::kind_text(request.accelerator.kind)) + " module"
-              : "no version given and no --toolchain to take it from",
-          "name the version, e.g. --accelerator cuda:12.6 or --accelerator cu126");
-    accelerator_version = module->version;
+      throw UsageError("--accelerator " + std::string(index_client::kind_text(kind)),
+                       request.generation
+                           ? "toolchain generation " + request.generation->name + " has no " +
+                                 std::string(index_client::kind_text(kind)) + " module"
+                           : "no version given and no --toolchain to take it from",
+                       "name the version, e.g. --accelerator cuda:12.6 or --accelerator cu126");
+    version = module->version;
     target.accelerator_source = "toolchain (" + module->module + ")";
   }
-  target.accelerator = request.accelerator.kind == index_client::AcceleratorKind::cpu
+  target.accelerator = kind == index_client::AcceleratorKind::cpu
                            ? "cpu"
-                           : std::string(index_client::kind_text(request.accelerator.kind)) + " " +
-                                 accelerator_version;
+                           : std::string(index_client::kind_text(kind)) + " " + version;
+  return version;
+}
 
-  report.variant = choose_variant(session, accelerator_version);
-  const auto& variant = report.variant.variant;
-
-  // Candidates of every requested project, from the one variant.
+// The candidates of every requested project, from the one variant; the variant wheels passed
+// over become notes.
+std::vector<index_client::CandidateSet> requested_candidates(Session& session,
+                                                             const std::string& variant,
+                                                             ResolveReport& report) {
+  const auto& request = session.request;
   std::vector<index_client::CandidateSet> sets;
   for (const auto& spec : request.specs) {
     const auto* page = session.page(variant, spec.canonical_name());
@@ -155,9 +149,15 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
                                "the tags this target accepts");
     sets.push_back(std::move(set));
   }
+  return sets;
+}
 
+// One candidate of each requested project that the pins between them allow; the candidates
+// passed over for their METADATA's Requires-Python become notes, as pip says why it backtracks.
+std::vector<const index_client::Candidate*> solve_pins(
+    Session& session, const std::vector<index_client::CandidateSet>& sets, ResolveReport& report) {
   PinSolver solver(session, sets);
-  if (!solver.solve(0)) {
+  if (!solver.solve())
     throw UnsatisfiableError(
         fmt::format("{}", fmt::join(report.specs, " ")),
         "no candidates can be chosen together: their METADATA excludes the target Python, or "
@@ -165,34 +165,42 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
             rejections_text(solver.conflicts()),
         "choose a target Python the project supports (--python, --toolchain), relax one of the "
         "version specifiers, or let one project follow the other's pin");
-  }
-  // Candidates passed over for their METADATA's Requires-Python: said, as pip says why it
-  // backtracks.
   for (const auto& conflict : solver.conflicts())
     if (conflict.kind == index_client::RejectionKind::requires_python)
       report.notes.push_back(conflict.filename + ": " + index_client::describe(conflict) +
                              "; not taken");
+  return solver.chosen();
+}
 
+// The chosen wheels, then what their dependencies need bundled.
+std::vector<ChosenWheel> chosen_wheels(Session& session,
+                                       const std::vector<index_client::CandidateSet>& sets,
+                                       const std::vector<const index_client::Candidate*>& picks,
+                                       const std::string& variant, ResolveReport& report) {
+  const auto& request = session.request;
   std::vector<ChosenWheel> chosen;
   for (std::size_t i = 0; i < sets.size(); ++i) {
-    const auto& candidate = *solver.chosen()[i];
-    chosen.push_back(describe_candidate(session, candidate, variant, true,
+    chosen.push_back(describe_candidate(session, *picks[i], variant, true,
                                         why_chosen(request.specs[i], sets[i])));
-    if (!candidate.link.sha256())
-      report.warnings.push_back(candidate.link.filename +
+    if (!picks[i]->link.sha256())
+      report.warnings.push_back(picks[i]->link.filename +
                                 ": the index gives no sha256; it will be computed on download");
   }
   std::vector<ChosenWheel> bundled;
   if (!request.no_deps) {
     for (std::size_t i = 0; i < chosen.size(); ++i) {
-      const auto& parsed = session.metadata(*solver.chosen()[i]);
+      const auto& parsed = session.metadata(*picks[i]);
       chosen[i].metadata_source = std::string(describe(parsed.source));
       map_dependencies(session, chosen[i], parsed.metadata, chosen, bundled);
     }
   }
   for (auto& wheel : bundled) chosen.push_back(std::move(wheel));
-  report.wheels = std::move(chosen);
+  return chosen;
+}
 
+// The modules to load, what is missing (each once), and the modules that provide a version the
+// wheels do not accept.
+void summarise_dependencies(const ResolveRequest& request, ResolveReport& report) {
   std::set<std::string> modules;
   if (request.generation) modules.insert(request.generation->python.module);
   std::set<std::string> missing_seen;
@@ -211,6 +219,25 @@ ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Repo
     }
   }
   report.modules.assign(modules.begin(), modules.end());
+}
+
+}  // namespace
+
+ResolveReport resolve(const ResolveRequest& request, net::Fetcher& fetcher, Reporter& reporter) {
+  if (request.specs.empty())
+    throw UsageError("resolve", "no requirement given", "name at least one, e.g. torch==2.6.0");
+  Session session(request, fetcher, reporter);
+  ResolveReport report;
+  report.index = mask_credentials(request.index_root);
+  for (const auto& spec : request.specs) report.specs.push_back(spec.str());
+  report.no_deps = request.no_deps;
+  const auto accelerator_version = describe_target(request, report.target);
+  report.variant = choose_variant(session, accelerator_version);
+  const auto& variant = report.variant.variant;
+  const auto sets = requested_candidates(session, variant, report);
+  const auto picks = solve_pins(session, sets, report);
+  report.wheels = chosen_wheels(session, sets, picks, variant, report);
+  summarise_dependencies(request, report);
   report.warnings.insert(report.warnings.end(), session.warnings.begin(), session.warnings.end());
   for (const auto& warning : report.warnings) reporter.on_warning(warning);
   return report;

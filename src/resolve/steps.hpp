@@ -44,8 +44,9 @@ VariantChoice choose_variant(Session& session, const std::string& accelerator_ve
 /// torchvision: 0.21.0 pins torch==2.6.0, so 0.20.1 is taken).
 class PinSolver {
  public:
-  /// `sets`: the candidates of each requested project, in the request's order.
-  PinSolver(Session& session, std::vector<index_client::CandidateSet> sets);
+  /// `sets`: the candidates of each requested project, in the request's order; chosen() points
+  /// into them, so they must outlive the solver's results.
+  PinSolver(Session& session, const std::vector<index_client::CandidateSet>& sets);
 
   /// Chooses from project `index` on; true when every project has a candidate.
   bool solve(std::size_t index = 0);
@@ -62,7 +63,7 @@ class PinSolver {
   bool consistent(std::size_t index, const index_client::Candidate& candidate);
 
   Session& m_session;
-  std::vector<index_client::CandidateSet> m_sets;
+  const std::vector<index_client::CandidateSet>& m_sets;
   std::set<std::string> m_names;
   std::vector<const index_client::Candidate*> m_chosen;
   std::vector<index_client::Rejection> m_conflicts;

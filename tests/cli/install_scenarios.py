@@ -463,6 +463,8 @@ def dry_run(r):
         provenance = json.load(handle)
     check(sorted(provenance["modules"]) == sorted(m["module"] for m in plan["modules"]),
           f"{provenance['modules']} against the plan's {plan['modules']}")
+    recorded = {w["filename"]: w["sha256"] for w in provenance["wheels"]}
+    check(recorded == wheels, f"the provenance records {recorded}, the plan said {wheels}")
     check(os.path.isfile(plan["module_file"]["file"]), "no module file where the plan said")
 
 

@@ -108,7 +108,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
   SECTION("a later project's pin on an earlier choice passes over its newest candidate") {
     const auto request = request_for(tree.url(), {"torch==2.5.1", "torchvision"}, "cpu", "3.12");
     resolve::Session session(request, fetcher, reporter);
-    resolve::PinSolver solver(session, candidate_sets(session, "cpu"));
+    const auto sets = candidate_sets(session, "cpu");
+    resolve::PinSolver solver(session, sets);
     REQUIRE(solver.solve());
     CHECK(version_of(solver.chosen()[0]) == "2.5.1+cpu");
     CHECK(version_of(solver.chosen()[1]) == "0.20.1+cpu");
@@ -120,7 +121,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
   SECTION("an earlier choice pinned otherwise is taken back (backtracking)") {
     const auto request = request_for(tree.url(), {"torchvision", "torch==2.5.1"}, "cpu", "3.12");
     resolve::Session session(request, fetcher, reporter);
-    resolve::PinSolver solver(session, candidate_sets(session, "cpu"));
+    const auto sets = candidate_sets(session, "cpu");
+    resolve::PinSolver solver(session, sets);
     REQUIRE(solver.solve());
     CHECK(version_of(solver.chosen()[0]) == "0.20.1+cpu");
     CHECK(version_of(solver.chosen()[1]) == "2.5.1+cpu");
@@ -133,7 +135,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
     const auto request =
         request_for(tree.url(), {"torchvision==0.20.1", "torch==2.6.0"}, "cpu", "3.12");
     resolve::Session session(request, fetcher, reporter);
-    resolve::PinSolver solver(session, candidate_sets(session, "cpu"));
+    const auto sets = candidate_sets(session, "cpu");
+    resolve::PinSolver solver(session, sets);
     CHECK_FALSE(solver.solve());
     REQUIRE(solver.conflicts().size() == 1);
     CHECK(solver.conflicts()[0].kind == RejectionKind::pinned_by);
@@ -151,7 +154,8 @@ TEST_CASE("PinSolver passes over a candidate whose METADATA's Requires-Python ex
   NullReporter reporter;
   const auto request = request_for(tree.url(), {"torch"}, "cpu", "3.12");
   resolve::Session session(request, fetcher, reporter);
-  resolve::PinSolver solver(session, candidate_sets(session, "cpu"));
+  const auto sets = candidate_sets(session, "cpu");
+  resolve::PinSolver solver(session, sets);
   REQUIRE(solver.solve());
   CHECK(version_of(solver.chosen()[0]) == "2.5.1+cpu");
   REQUIRE(solver.conflicts().size() == 1);

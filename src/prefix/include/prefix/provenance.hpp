@@ -19,6 +19,13 @@ struct InstalledProject {
   std::string dist_info;  // relative to the prefix
 };
 
+/// A wheel the installation was made from, as the install's plan chose it.
+struct SourceWheel {
+  std::string filename;
+  std::string sha256;  // the index's; "" where it gave none (or a --wheel file)
+  std::string url;     // without credentials; "" for a --wheel file
+};
+
 /// The file's contents (schema_version 1). Empty strings are absent keys.
 struct Provenance {
   std::string installer;             // wheelmod 0.1.0
@@ -35,6 +42,7 @@ struct Provenance {
   std::string software_path;  // where the modules it was relinked at live (EasyBuild's software/)
   std::string site_packages;  // lib/python3.12/site-packages
   std::vector<InstalledProject> installed;  // in install order
+  std::vector<SourceWheel> wheels;          // what the plan chose to install, in its order
 };
 
 /// Writes `provenance` into `prefix` (atomically). Throws IoError.
