@@ -12,9 +12,9 @@ Usage: scripts/structure-figures.py [SOURCE_DIR] [--longest N] [--rules]
 
 --rules counts, in lines of code (comment lines skipped):
   lowercasing   hand-written ASCII case folding (tolower/toupper calls and
-                'A'..'Z' arithmetic) outside core/strings, src/pep (which links
-                nothing of ours) and index/html_anchors (Python's str.lower()
-                on Unicode, by design)
+                'A'..'Z' arithmetic) outside core/strings, pep/ascii (wheelmod_pep
+                links nothing of ours) and index/html_anchors (Python's
+                str.lower() on Unicode, by design)
   install name  string literals that build the name of an installation of
                 the wheels (its "-whl" versionsuffix) outside
                 emit/installation_name
@@ -22,6 +22,10 @@ Usage: scripts/structure-figures.py [SOURCE_DIR] [--longest N] [--rules]
                 .wheelmod-fetch.lock) in literals outside src/net
   message text  test assertions on the English of a rejection (`.reason`)
                 where a kind and its fields could be matched
+  same helper   a namespace-level function defined with the same signature
+                in two or more .cpp files of one library: each file's private
+                copy of a helper the library could hold once, or two rules
+                under one name (overloads for different types are not counted)
 """
 
 import argparse
@@ -154,17 +158,39 @@ def rules(root, src):
     code = list(sources(src))
     found = {
         "lowercasing": count(code, r"\bto(lower|upper)\(|- 'A' \+ 'a'|c \+ 32",
-                             ("core/strings", "src/pep/", "index/html_anchors")),
+                             ("core/strings", "pep/ascii.hpp", "index/html_anchors")),
         "install name": count(code, r'-whl"', ("emit/installation_name", "src/cli/")),
         "net names": count(code, r'"\.part"|"\.part\.json"|"\.wheelmod-fetch\.lock"|'
                                  r'"\.wheelmod-fetch\.lock|\.part\.json"', ("src/net/",)),
     }
     tests = [p for p in sources(os.path.join(root, "tests"), (".cpp", ".py"))]
     found["message text"] = count(tests, r"(\.|->)reason\b")
+    found["same helper"] = repeated_helpers(root, src)
     for name, places in found.items():
         print(f"{name}: {len(places)} place{'s' if len(places) != 1 else ''}")
         for place in places:
             print(f"    {place}")
+
+
+def repeated_helpers(root, src):
+    """`lib/file.cpp:line name` for each namespace-level function whose
+    name another .cpp file of the same library also defines."""
+    by_library = {}
+    for path in sources(src, (".cpp",)):
+        library = os.path.relpath(path, src).split(os.sep)[0]
+        lines = open(path, encoding="utf-8").read().split("\n")
+        for _, name, _, start in functions(path):
+            # Namespace-level code is not indented here (clang-format's
+            # NamespaceIndentation: None); members of a class in a .cpp are.
+            if "::" in name or lines[start - 1][:1].isspace():
+                continue
+            head = "\n".join(lines[start - 1:start + 4])
+            signature = re.sub(r"\s+", "", head.split("{")[0])
+            by_library.setdefault((library, signature), []).append(
+                (f"{os.path.relpath(path, root)}:{start}", name))
+    return [f"{place} {name}" for _, places in sorted(by_library.items())
+            if len({place.split(':')[0] for place, _ in places}) > 1
+            for place, name in places]
 
 
 if __name__ == "__main__":

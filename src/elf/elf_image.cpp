@@ -22,11 +22,6 @@ constexpr std::uint64_t k_max_dynamic_entries = 1U << 16;
 constexpr std::size_t k_max_string = 1U << 20;
 constexpr std::size_t k_max_interpreter = 4096;
 
-std::string libelf_error() {
-  const char* message = elf_errmsg(-1);
-  return message != nullptr ? message : "unknown libelf error";
-}
-
 std::string hex(std::uint64_t value) {
   std::array<char, 20> digits{};
   const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), value, 16).ptr;
@@ -45,6 +40,11 @@ const char* segment_name(std::uint32_t type) {
 }
 
 }  // namespace
+
+std::string libelf_error() {
+  const char* message = elf_errmsg(-1);
+  return message != nullptr ? message : "unknown libelf error";
+}
 
 ElfImage::ElfImage(int fd, std::filesystem::path file) : m_fd(fd), m_file(std::move(file)) {
   static const bool s_libelf_ready = elf_version(EV_CURRENT) != EV_NONE;

@@ -20,6 +20,9 @@
 
 namespace wheelmod::elf::detail {
 
+/// libelf's message for its last error (elf_errmsg(-1)), or a fixed text when it has none.
+std::string libelf_error();
+
 /// One entry of the dynamic array (gABI "Dynamic Section"): d_tag and d_un.
 struct DynEntry {
   std::int64_t tag = 0;

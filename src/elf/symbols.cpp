@@ -18,6 +18,8 @@ namespace wheelmod::elf {
 
 namespace {
 
+using detail::libelf_error;
+
 using detail::ElfImage;
 
 // LSB Core, "Symbol Versioning", "Symbol Version Table": bit 15 of a
@@ -25,11 +27,6 @@ using detail::ElfImage;
 // are the version index.
 constexpr std::uint64_t k_versym_hidden = 0x8000;
 constexpr std::uint64_t k_versym_index = 0x7fff;
-
-std::string libelf_error() {
-  const char* message = elf_errmsg(-1);
-  return message != nullptr ? message : "unknown libelf error";
-}
 
 // One section's bytes, read whole (never more than the file holds), and
 // decoded field by field, each field checked to lie inside the section.

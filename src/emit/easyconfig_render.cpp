@@ -16,8 +16,6 @@ namespace {
 
 using Lines = std::vector<std::string>;
 
-std::string spaces(std::size_t count) { return std::string(count, ' '); }
-
 void append(Lines& to, const Lines& lines) { to.insert(to.end(), lines.begin(), lines.end()); }
 
 // The URL without fragment or query, split at its last '/': the directory
@@ -37,27 +35,27 @@ Lines source_value(const WheelFile& file, std::size_t indent, std::string_view k
                    std::string_view closing) {
   const auto download = split_url(file.url).second;
   if (download == file.filename)
-    return {spaces(indent) + std::string(key) + python_string(file.filename) +
+    return {std::string(indent, ' ') + std::string(key) + python_string(file.filename) +
             std::string(closing)};
-  return {spaces(indent) + std::string(key) + "{",
-          spaces(indent + 4) + "'filename': " + python_string(file.filename) + ",",
-          spaces(indent + 4) + "'download_filename': " + python_string(download) + ",",
-          spaces(indent) + "}" + std::string(closing)};
+  return {std::string(indent, ' ') + std::string(key) + "{",
+          std::string(indent + 4, ' ') + "'filename': " + python_string(file.filename) + ",",
+          std::string(indent + 4, ' ') + "'download_filename': " + python_string(download) + ",",
+          std::string(indent, ' ') + "}" + std::string(closing)};
 }
 
 std::string extension_head(const Extension& extension, std::size_t indent) {
-  return spaces(indent) + "(" + python_string(extension.name) + ", " +
+  return std::string(indent, ' ') + "(" + python_string(extension.name) + ", " +
          python_string(extension.version) + ", {";
 }
 
 void append_modulename(Lines& lines, const Extension& extension, std::size_t indent) {
   if (extension.modulename)
-    lines.push_back(spaces(indent) + "'modulename': " + *extension.modulename + ",");
+    lines.push_back(std::string(indent, ' ') + "'modulename': " + *extension.modulename + ",");
   if (!extension.skipsteps.empty()) {
     std::string list;
     for (const auto& step : extension.skipsteps)
       list += (list.empty() ? "" : ", ") + python_string(step);
-    lines.push_back(spaces(indent) + "'skipsteps': [" + list + "],");
+    lines.push_back(std::string(indent, ' ') + "'skipsteps': [" + list + "],");
   }
 }
 
@@ -68,15 +66,17 @@ Lines single_file_entry(const Extension& extension, const WheelFile& file, std::
          render_string_list("'source_urls': ", {split_url(file.url).first}, indent + 4, ","));
   const auto source = source_value(file, indent + 4, "", "");
   if (source.size() == 1) {
-    lines.push_back(spaces(indent + 4) + "'sources': [" + source.front().substr(indent + 4) + "],");
+    lines.push_back(std::string(indent + 4, ' ') + "'sources': [" +
+                    source.front().substr(indent + 4) + "],");
   } else {
-    lines.push_back(spaces(indent + 4) + "'sources': [{");
+    lines.push_back(std::string(indent + 4, ' ') + "'sources': [{");
     for (std::size_t i = 1; i + 1 < source.size(); ++i) lines.push_back(source[i]);
-    lines.push_back(spaces(indent + 4) + "}],");
+    lines.push_back(std::string(indent + 4, ' ') + "}],");
   }
-  lines.push_back(spaces(indent + 4) + "'checksums': [" + python_string(file.sha256) + "],");
+  lines.push_back(std::string(indent + 4, ' ') + "'checksums': [" + python_string(file.sha256) +
+                  "],");
   append_modulename(lines, extension, indent + 4);
-  lines.push_back(spaces(indent) + "}),");
+  lines.push_back(std::string(indent, ' ') + "}),");
   return lines;
 }
 
@@ -181,7 +181,7 @@ ExtensionLines extension_lines(const Easyconfig& easyconfig) {
 Lines dependency_items(const std::vector<DependencySpec>& dependencies, std::size_t indent) {
   Lines lines;
   for (const auto& dependency : dependencies)
-    lines.push_back(spaces(indent) + dependency_tuple(dependency) + ",");
+    lines.push_back(std::string(indent, ' ') + dependency_tuple(dependency) + ",");
   return lines;
 }
 

@@ -7,11 +7,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "index/page.hpp"
 
 namespace wheelmod::index::detail {
+
+/// The parse error of the page at `page_url`: what each parser returns.
+inline ParseError page_error(std::string_view page_url, std::string message) {
+  return ParseError{std::string(page_url), std::move(message)};
+}
 
 template <class T>
 using Checked = std::expected<T, std::string>;

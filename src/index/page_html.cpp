@@ -20,12 +20,10 @@ namespace wheelmod::index {
 
 namespace {
 
+using detail::page_error;
+
 using html::Attribute;
 using html::Element;
-
-ParseError page_error(std::string_view page_url, std::string message) {
-  return ParseError{std::string(page_url), std::move(message)};
-}
 
 // Like uv and pip: the file name is the last path segment of the href,
 // without query and fragment, percent-decoded (PEP 503: the anchor text

@@ -19,16 +19,14 @@ namespace wheelmod::index {
 
 namespace {
 
+using detail::page_error;
+
 using nlohmann::json;
 
 // Preference order when a dict holds several digests: sha256 first, the
 // one the rest of wheelmod checks.
 constexpr std::array<std::string_view, 5> k_preference{"sha256", "sha384", "sha512", "blake2b",
                                                        "md5"};
-
-ParseError page_error(std::string_view page_url, std::string message) {
-  return ParseError{std::string(page_url), std::move(message)};
-}
 
 std::string shown(const json& value) {
   std::string text = value.dump();

@@ -439,7 +439,7 @@ std::optional<std::string_view> environment_value(const MarkerEnvironment& env,
   return std::nullopt;
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string single_quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 /// packaging's _eval_op: a version comparison when `op` + `rhs` is a valid
 /// PEP 440 specifier (pre-releases allowed, and then `lhs` must be a
@@ -449,8 +449,8 @@ std::expected<bool, UndefinedComparison> evaluate_op(const std::string& lhs, con
   if (auto specifier = Specifier::parse(op + rhs)) {
     auto version = Version::parse(lhs);
     if (!version) {
-      return std::unexpected(UndefinedComparison{"invalid version " + quoted(lhs) +
-                                                 " compared with " + quoted(op + rhs)});
+      return std::unexpected(UndefinedComparison{"invalid version " + single_quoted(lhs) +
+                                                 " compared with " + single_quoted(op + rhs)});
     }
     return specifier->contains(*version, Prereleases::allow);
   }
@@ -463,8 +463,8 @@ std::expected<bool, UndefinedComparison> evaluate_op(const std::string& lhs, con
   if (op == "!=") return lhs != rhs;
   if (op == ">=") return lhs >= rhs;
   if (op == ">") return lhs > rhs;
-  return std::unexpected(UndefinedComparison{"undefined comparison " + quoted(lhs) + " " + op +
-                                             " " + quoted(rhs) +
+  return std::unexpected(UndefinedComparison{"undefined comparison " + single_quoted(lhs) + " " +
+                                             op + " " + single_quoted(rhs) +
                                              ": not a valid version specifier"});
 }
 
@@ -484,9 +484,9 @@ std::expected<bool, UndefinedComparison> evaluate_comparison(const Node::Compari
     key = comparison.rhs.text;
     const auto value = environment_value(env, extra, key);
     if (!value) {
-      return std::unexpected(UndefinedComparison{"unknown marker variable " + quoted(key) +
-                                                 " on the right of " + quoted(comparison.lhs.text) +
-                                                 " " + comparison.op});
+      return std::unexpected(UndefinedComparison{
+          "unknown marker variable " + single_quoted(key) + " on the right of " +
+          single_quoted(comparison.lhs.text) + " " + comparison.op});
     }
     lhs = comparison.lhs.text;
     rhs = std::string(*value);

@@ -4,14 +4,16 @@
 
 #include <algorithm>
 
+#include "ascii.hpp"
+
 namespace wheelmod::pep {
 
 namespace {
 
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+using detail::to_lower;
 
 bool iequals(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+  return std::ranges::equal(a, b, [](char x, char y) { return to_lower(x) == to_lower(y); });
 }
 
 std::string_view trim(std::string_view text) {

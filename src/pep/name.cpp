@@ -1,12 +1,13 @@
 #include "pep/name.hpp"
 
+#include "ascii.hpp"
+
 namespace wheelmod::pep {
 namespace {
 
-bool is_separator(char c) { return c == '-' || c == '_' || c == '.'; }
-bool is_ascii_alnum(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+using detail::is_alnum;
+using detail::is_separator;
+using detail::to_lower;
 
 }  // namespace
 
@@ -20,10 +21,8 @@ std::string canonicalize_name(std::string_view name) {
     if (is_separator(c)) {
       while (i + 1 < name.size() && is_separator(name[i + 1])) ++i;
       out += '-';
-    } else if (c >= 'A' && c <= 'Z') {
-      out += static_cast<char>(c - 'A' + 'a');
     } else {
-      out += c;
+      out += to_lower(c);
     }
   }
   return out;
@@ -31,9 +30,9 @@ std::string canonicalize_name(std::string_view name) {
 
 bool is_valid_name(std::string_view name) {
   // PEP 508 "Names": ^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$, ignoring case.
-  if (name.empty() || !is_ascii_alnum(name.front()) || !is_ascii_alnum(name.back())) return false;
+  if (name.empty() || !is_alnum(name.front()) || !is_alnum(name.back())) return false;
   for (const char c : name) {
-    if (!is_ascii_alnum(c) && !is_separator(c)) return false;
+    if (!is_alnum(c) && !is_separator(c)) return false;
   }
   return true;
 }

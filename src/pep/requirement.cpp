@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "ascii.hpp"
 #include "marker_grammar.hpp"
 #include "pep/name.hpp"
 #include "python_space.hpp"
@@ -14,15 +15,15 @@ namespace wheelmod::pep {
 
 namespace {
 
+using detail::is_alnum;
+using detail::is_alpha;
+using detail::is_digit;
+using detail::is_separator;
+using detail::to_lower;
+
 using pep508::k_no_match;
 using pep508::SyntaxError;
 using pep508::Tokenizer;
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_alnum(char c) { return is_digit(c) || is_alpha(c); }
-bool is_separator(char c) { return c == '-' || c == '_' || c == '.'; }
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool at(std::string_view s, std::size_t pos, bool (*predicate)(char)) {
   return pos < s.size() && predicate(s[pos]);
@@ -36,7 +37,7 @@ std::size_t skip(std::string_view s, std::size_t pos, bool (*predicate)(char)) {
 bool starts_with_icase(std::string_view s, std::size_t pos, std::string_view word) {
   if (s.size() - std::min(pos, s.size()) < word.size()) return false;
   return std::ranges::equal(s.substr(pos, word.size()), word,
-                            [](char a, char b) { return lower(a) == b; });
+                            [](char a, char b) { return to_lower(a) == b; });
 }
 
 std::size_t skip_python_spaces(std::string_view s, std::size_t pos) {
@@ -69,7 +70,7 @@ std::size_t match_specifier_version(std::string_view s, std::size_t pos, std::st
       ++p;
     return p - pos;
   }
-  if (p < s.size() && lower(s[p]) == 'v') ++p;
+  if (p < s.size() && to_lower(s[p]) == 'v') ++p;
   if (const std::size_t epoch_end = skip(s, p, is_digit);
       epoch_end > p && at(s, epoch_end, [](char c) { return c == '!'; }))
     p = epoch_end + 1;
@@ -300,7 +301,7 @@ bool is_ipv6(std::string_view text) {
   }
   const auto hextet = [](std::string_view part) {
     return !part.empty() && part.size() <= 4 && std::ranges::all_of(part, [](char c) {
-      return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f');
+      return is_digit(c) || (to_lower(c) >= 'a' && to_lower(c) <= 'f');
     });
   };
   for (std::size_t i = 0; i < high; ++i)
@@ -326,8 +327,8 @@ std::optional<std::string> bracketed_netloc_problem(std::string_view netloc) {
     if (!port.empty() && port[0] != ':') return "text after ']' that is not a port";
   }
   if (host.starts_with('v')) {  // RFC 3986 IPvFuture: v<hex>.<anything>
-    const std::size_t dot =
-        skip(host, 1, [](char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); });
+    const std::size_t dot = skip(
+        host, 1, [](char c) { return is_digit(c) || (to_lower(c) >= 'a' && to_lower(c) <= 'f'); });
     if (dot == 1 || dot + 1 >= host.size() || host[dot] != '.') return "invalid IPvFuture host";
     return std::nullopt;
   }
@@ -351,7 +352,7 @@ std::expected<UrlParts, std::string> split_url(std::string_view text) {
   if (colon != std::string::npos && colon > 0 && is_alpha(url[0]) &&
       std::all_of(url.begin(), url.begin() + static_cast<std::ptrdiff_t>(colon),
                   [](char c) { return is_alnum(c) || c == '+' || c == '-' || c == '.'; })) {
-    for (std::size_t i = 0; i < colon; ++i) parts.scheme += lower(url[i]);
+    for (std::size_t i = 0; i < colon; ++i) parts.scheme += to_lower(url[i]);
     url.erase(0, colon + 1);
   }
   if (url.starts_with("//")) {

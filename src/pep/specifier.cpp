@@ -5,10 +5,14 @@
 #include <cstddef>
 #include <utility>
 
+#include "ascii.hpp"
 #include "python_space.hpp"
 
 namespace wheelmod::pep {
 namespace {
+
+using detail::ascii_lower;
+using detail::is_digit;
 
 struct OperatorSpelling {
   std::string_view text;
@@ -24,16 +28,7 @@ constexpr std::array k_operators{
     OperatorSpelling{"<", Operator::less},        OperatorSpelling{">", Operator::greater},
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool all_digits(std::string_view s) { return !s.empty() && std::ranges::all_of(s, is_digit); }
-
-std::string ascii_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 /// packaging.utils.canonicalize_version(v) with strip_trailing_zero=True:
 /// str(v) with trailing `.0` release components dropped (`1.0.0` -> `1`).

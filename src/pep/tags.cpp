@@ -4,18 +4,13 @@
 #include <charconv>
 #include <utility>
 
+#include "ascii.hpp"
+
 namespace wheelmod::pep {
 namespace {
 
-// Python's str.lower() on ASCII letters; other bytes (UTF-8) are kept.
-// packaging lower-cases Unicode too; a non-ASCII tag is not a real tag.
-std::string ascii_lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+using detail::ascii_lower;
+using detail::is_digit;
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
@@ -28,8 +23,6 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   parts.push_back(text.substr(start));
   return parts;
 }
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Leading ASCII digits of `text` as a number no larger than `limit`;
 // consumes them. nullopt when there are none or the value is too large.

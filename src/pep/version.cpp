@@ -7,15 +7,16 @@
 #include <tuple>
 #include <utility>
 
+#include "ascii.hpp"
 #include "python_space.hpp"
 
 namespace wheelmod::pep {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_alnum(char c) { return is_digit(c) || (to_lower(c) >= 'a' && to_lower(c) <= 'z'); }
-bool is_separator(char c) { return c == '-' || c == '_' || c == '.'; }
+using detail::is_alnum;
+using detail::is_digit;
+using detail::is_separator;
+using detail::to_lower;
 
 // PEP 440 "Pre-release spelling": longer words first, so `alpha` is not read
 // as `a` followed by junk (the regex's backtracking reaches the same result).

@@ -4,14 +4,15 @@
 #include <charconv>
 #include <utility>
 
+#include "ascii.hpp"
 #include "pep/name.hpp"
 
 namespace wheelmod::pep {
 namespace {
 
-constexpr std::string_view k_suffix = ".whl";
+using detail::is_digit;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr std::string_view k_suffix = ".whl";
 
 bool is_word_or_dot(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';

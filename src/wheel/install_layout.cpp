@@ -20,7 +20,7 @@ constexpr std::string_view k_dist_info_suffix = ".dist-info";
 
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_header_blanks(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
     text.remove_suffix(1);
@@ -122,11 +122,11 @@ std::expected<WheelInfo, std::string> parse_wheel_info(std::string_view text) {
     const auto end = std::min(text.find('\n'), text.size());
     const auto line = text.substr(0, end);
     text.remove_prefix(std::min(end + 1, text.size()));
-    if (trim(line).empty()) break;  // headers end at the first empty line
+    if (trim_header_blanks(line).empty()) break;  // headers end at the first empty line
     const auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    const auto key = trim(line.substr(0, colon));
-    const auto value = trim(line.substr(colon + 1));
+    const auto key = trim_header_blanks(line.substr(0, colon));
+    const auto value = trim_header_blanks(line.substr(colon + 1));
     if (iequals(key, "Wheel-Version") && !have_version) {
       const auto dot = value.find('.');
       const auto major = parse_number(value.substr(0, dot));

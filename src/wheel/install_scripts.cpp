@@ -12,7 +12,7 @@ using pep::ParseError;
 
 constexpr std::string_view k_python_shebang = "#!python";
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_ini_blanks(std::string_view text) {
   constexpr std::string_view k_space = " \t\r\f\v";
   const auto first = text.find_first_not_of(k_space);
   if (first == std::string_view::npos) return {};
@@ -65,10 +65,10 @@ pep::Parsed<std::vector<ScriptEntryPoint>> parse_script_entry_points(std::string
     const auto end = std::min(text.find('\n'), text.size());
     const auto raw = text.substr(0, end);
     text.remove_prefix(std::min(end + 1, text.size()));
-    const auto line = trim(raw);
+    const auto line = trim_ini_blanks(raw);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[' && line.back() == ']') {
-      const auto name = trim(line.substr(1, line.size() - 2));
+      const auto name = trim_ini_blanks(line.substr(1, line.size() - 2));
       group = name == "console_scripts" ? std::optional(ScriptKind::console)
               : name == "gui_scripts"   ? std::optional(ScriptKind::gui)
                                         : std::nullopt;
@@ -79,19 +79,19 @@ pep::Parsed<std::vector<ScriptEntryPoint>> parse_script_entry_points(std::string
     if (equals == std::string_view::npos) return fail(line, "expected 'name = module:function'");
     ScriptEntryPoint entry;
     entry.kind = *group;
-    entry.name = std::string(trim(line.substr(0, equals)));
-    auto value = trim(line.substr(equals + 1));
+    entry.name = std::string(trim_ini_blanks(line.substr(0, equals)));
+    auto value = trim_ini_blanks(line.substr(equals + 1));
     // `module:attr [extra1, extra2]`: extras only matter to installers that
     // resolve them; the wrapper ignores them (spec: "Use for scripts").
     if (const auto bracket = value.find('['); bracket != std::string_view::npos) {
-      value = trim(value.substr(0, bracket));
+      value = trim_ini_blanks(value.substr(0, bracket));
     }
     const auto colon = value.find(':');
     if (colon == std::string_view::npos) {
       return fail(line, "a script needs a callable: 'module:function'");
     }
-    entry.module = std::string(trim(value.substr(0, colon)));
-    entry.attribute = std::string(trim(value.substr(colon + 1)));
+    entry.module = std::string(trim_ini_blanks(value.substr(0, colon)));
+    entry.attribute = std::string(trim_ini_blanks(value.substr(colon + 1)));
     if (!is_script_file_name(entry.name)) return fail(line, "the script name is not a file name");
     if (!is_dotted_identifier(entry.module) || !is_dotted_identifier(entry.attribute)) {
       return fail(line, "module and function must be dotted Python identifiers");

@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "wheel/installer.hpp"
+#include "wheel/zip_directory.hpp"
 
 namespace wheelmod::wheel {
 
@@ -51,12 +52,6 @@ bool starts_like_a_zip(const std::string& path) {
                    std::memcmp(magic, "PK\x03\x04", sizeof magic) == 0;
   ::close(fd);
   return zip;
-}
-
-std::string hex32(std::uint32_t value) {
-  char text[11];
-  std::snprintf(text, sizeof text, "0x%08x", value);
-  return text;
 }
 
 }  // namespace
@@ -255,8 +250,8 @@ std::size_t RawEntryReader::read(std::span<std::uint8_t> buffer) {
     return produced;
   }
   if (m_crc != m_data.crc32)
-    damaged("CRC-32 mismatch: the central directory says " + hex32(m_data.crc32) +
-            ", the data has " + hex32(m_crc));
+    damaged("CRC-32 mismatch: the central directory says " + crc32_text(m_data.crc32) +
+            ", the data has " + crc32_text(m_crc));
   return 0;
 }
 

@@ -346,12 +346,6 @@ pep::Parsed<std::uint64_t> local_header_length(std::span<const std::uint8_t> byt
 
 namespace {
 
-std::string hex32(std::uint32_t value) {
-  char buffer[9];
-  std::snprintf(buffer, sizeof buffer, "%08x", value);
-  return buffer;
-}
-
 pep::Parsed<std::string> inflate_raw(const ZipEntryInfo& entry,
                                      std::span<const std::uint8_t> input) {
   std::string out(static_cast<std::size_t>(entry.uncompressed_size), '\0');
@@ -432,8 +426,15 @@ pep::Parsed<std::string> extract_entry_data(const ZipEntryInfo& entry,
     pos += n;
   }
   if (crc != entry.crc32)
-    return fail(entry.name, "CRC-32 mismatch: the central directory says " + hex32(entry.crc32) +
-                                ", the data has " + hex32(static_cast<std::uint32_t>(crc)));
+    return fail(entry.name, "CRC-32 mismatch: the central directory says " +
+                                crc32_text(entry.crc32) + ", the data has " +
+                                crc32_text(static_cast<std::uint32_t>(crc)));
+  return text;
+}
+
+std::string crc32_text(std::uint32_t crc) {
+  char text[11];
+  std::snprintf(text, sizeof text, "0x%08x", crc);
   return text;
 }
 

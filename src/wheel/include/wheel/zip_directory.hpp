@@ -62,4 +62,8 @@ pep::Parsed<std::uint64_t> check_entry_ranges(std::span<const ZipEntryInfo> entr
 pep::Parsed<std::string> extract_entry_data(const ZipEntryInfo& entry,
                                             std::span<const std::uint8_t> data);
 
+/// A CRC-32 as wheelmod's messages print it (`0x1a2b3c4d`): both readers of
+/// an entry's data report a mismatch the same way.
+std::string crc32_text(std::uint32_t crc);
+
 }  // namespace wheelmod::wheel
