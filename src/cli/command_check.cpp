@@ -27,10 +27,16 @@ nlohmann::json to_json(const prefix::CheckSummary& summary) {
                           {"library", item.library},
                           {"needed_by", item.needed_by},
                           {"problem", item.problem}});
-  return json{{"schema_version", 1},       {"prefix", summary.prefix.string()},
-              {"files", summary.files},    {"passed", summary.passed()},
-              {"unresolved", unresolved},  {"drivers", summary.drivers},
-              {"outside", summary.outside}};
+  json misplaced = json::array();
+  for (const auto& item : summary.misplaced)
+    misplaced.push_back({{"file", item.file},
+                         {"library", item.library},
+                         {"path", item.path},
+                         {"module", item.module}});
+  return json{{"schema_version", 1},        {"prefix", summary.prefix.string()},
+              {"files", summary.files},     {"passed", summary.passed()},
+              {"unresolved", unresolved},   {"misplaced", misplaced},
+              {"drivers", summary.drivers}, {"outside", summary.outside}};
 }
 
 std::string render_text(const prefix::CheckSummary& summary) {
@@ -39,6 +45,9 @@ std::string render_text(const prefix::CheckSummary& summary) {
     out += "unresolved  " + item.file + ": " + item.library + " " + item.problem +
            (item.needed_by.ends_with(item.file) ? "" : " (needed by " + item.needed_by + ")") +
            "\n";
+  for (const auto& item : summary.misplaced)
+    out += "misplaced   " + item.file + ": " + item.library + " loads from " + item.path +
+           ", not from " + item.module + "\n";
   for (const auto& name : summary.drivers)
     out += "driver      " + name +
            ": absent here, provided by the GPU driver on compute nodes (not a failure)\n";
@@ -47,7 +56,8 @@ std::string render_text(const prefix::CheckSummary& summary) {
   out += std::to_string(summary.files) + " ELF files checked: " +
          (summary.files == 0 ? "nothing to resolve"
           : summary.passed() ? "every library resolves"
-                             : std::to_string(summary.unresolved.size()) + " unresolved") +
+                             : std::to_string(summary.unresolved.size()) + " unresolved, " +
+                                   std::to_string(summary.misplaced.size()) + " misplaced") +
          "\n";
   return out;
 }
@@ -57,10 +67,19 @@ void run_check(const CheckCommand& command, CommandContext& context) {
   const timings::Scope phase("output");
   if (result.warning && context.global.verbosity != Verbosity::quiet)
     context.err << "warning: " << *result.warning << '\n';
-  if (command.format == OutputFormat::json)
-    context.out << to_json(result.summary).dump(2) << '\n';
-  else
+  if (command.format == OutputFormat::json) {
+    auto out = to_json(result.summary);
+    if (command.options.modules) {
+      out["missing_modules"] = result.missing_modules;
+      out["passed"] = result.summary.passed() && result.missing_modules.empty();
+      out["module_trees"] = result.module_trees;
+    }
+    context.out << out.dump(2) << '\n';
+  } else {
+    for (const auto& module : result.missing_modules)
+      context.out << "module      " << module << ": loaded by the module file, in no module tree\n";
     context.out << render_text(result.summary);
+  }
   context.out << std::flush;
   if (result.failure) throw *result.failure;
 }
@@ -78,6 +97,11 @@ CommandRunner add_check_command(CLI::App& app) {
   sub->add_option("--allow", options.allowed,
                   "A directory whose libraries are expected (the EasyBuild installpath; "
                   "repeatable); others outside the prefix and the system are listed");
+  sub->add_flag("--modules", options.modules,
+                "Also check that every module the installation's module file loads is installed "
+                "(in --modulepath, else <installpath>/modules beside software/, and $MODULEPATH)");
+  sub->add_option("--modulepath", options.modulepath,
+                  "The module tree --modules looks in, besides $MODULEPATH");
   sub->add_flag("--strict", options.strict,
                 "A prefix with no ELF file fails (exit 6) instead of a warning");
   sub->add_flag("--use-ld-library-path", options.use_ld_library_path,

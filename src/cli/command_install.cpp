@@ -125,6 +125,18 @@ std::string plan_text(const operations::InstallPlan& plan) {
   return out + "\nnothing was downloaded or written (--dry-run)\n";
 }
 
+std::string_view outcome_text(operations::InstallOutcome outcome) {
+  switch (outcome) {
+    case operations::InstallOutcome::installed:
+      return "installed";
+    case operations::InstallOutcome::already_installed:
+      return "already installed";
+    case operations::InstallOutcome::rechecked:
+      return "already installed, checked again";
+  }
+  return "installed";
+}
+
 nlohmann::json to_json(const operations::InstallResult& result) {
   using nlohmann::json;
   const auto& install = result.install;
@@ -140,6 +152,7 @@ nlohmann::json to_json(const operations::InstallResult& result) {
     for (const auto& file : install.relink->files)
       if (file.edit.method != elf::EditMethod::unchanged) ++relinked;
   json out{{"schema_version", 1},
+           {"outcome", outcome_text(result.outcome)},
            {"prefix", install.prefix.string()},
            {"wheels", wheels},
            {"relinked_files", relinked},
@@ -155,6 +168,8 @@ nlohmann::json to_json(const operations::InstallResult& result) {
 std::string render_text(const operations::InstallResult& result) {
   const auto& install = result.install;
   std::string out;
+  if (result.outcome != operations::InstallOutcome::installed)
+    out += std::string(outcome_text(result.outcome)) + ": the prefix holds this resolution\n";
   for (const auto& installed : install.wheels)
     out += "installed  " + installed.name + " " + installed.version + "  (" +
            std::to_string(installed.files) + " files)\n";
@@ -177,6 +192,13 @@ void add_module_options(CLI::App& sub, operations::InstallOptions& options) {
   sub.add_flag("--module", options.write_module,
                "Also write the module file, as `wheelmod module PREFIX` does (with --force, "
                "replace an existing one)");
+  sub.add_flag("--strict", options.strict_modules,
+               "With --module: fail (exit 6) when the module file loads a module no module tree "
+               "has (its own tree and $MODULEPATH), instead of a warning");
+  sub.add_option("--module-name", options.module_name,
+                 "The module --module writes, as NAME/VERSION (default: the prefix's, when it is "
+                 "an installation directory <software>/<Name>/<version>)")
+      ->option_text("NAME/VERSION");
   sub.add_option("--modulepath", options.modulepath,
                  "Module tree for --module (default: <installpath>/modules beside software/)");
   sub.add_option("--module-naming-scheme", options.module_naming_scheme,

@@ -83,6 +83,9 @@ CommandRunner add_module_command(CLI::App& app) {
                   "before the shipped ones");
   sub->add_flag("--stdout", options->to_stdout, "Print the module file instead of writing it");
   sub->add_flag("--force", options->force, "Replace an existing module file (atomically)");
+  sub->add_flag("--strict", options->strict,
+                "Fail (exit 6) when the module loads a module no module tree has (its own tree "
+                "and $MODULEPATH), instead of a warning");
   sub->footer(
       "Example: wheelmod module /apps/eb/software/PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl");
   return [options](CommandContext& context) { run_module(*options, context); };

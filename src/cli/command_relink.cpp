@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/strings.hpp"
 #include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "operations/relink.hpp"
@@ -42,7 +43,8 @@ nlohmann::json to_json(const prefix::RelinkReport& report, bool dry_run) {
     for (const auto& entry : file.plan.entries)
       entries.push_back({{"entry", entry.entry},
                          {"action", std::string(easybuild::action_text(entry.action))},
-                         {"replacement", entry.replacement},
+                         {"replacement", join(entry.replacements, ":")},
+                         {"replacements", entry.replacements},
                          {"provider", entry.provider},
                          {"note", entry.note}});
     files.push_back({{"file", file.file.string()},

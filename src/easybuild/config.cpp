@@ -508,6 +508,17 @@ SiteConfig SiteConfig::load_from_yaml(const fs::path& shipped_dir,
   return config;
 }
 
+void SiteConfig::add_library_provider(std::string_view toolchain, const std::string& package,
+                                      LibraryProvider provider) {
+  for (auto& [name, generation] : m_generations) {
+    if (!generation.toolchains.contains(std::string(toolchain))) continue;
+    const auto library = generation.cuda_libraries.find(package);
+    if (library != generation.cuda_libraries.end())
+      library->second.provided_by.push_back(std::move(provider));
+    return;
+  }
+}
+
 const Generation* SiteConfig::find_generation(std::string_view toolchain) const {
   for (const auto& [name, generation] : m_generations) {
     if (generation.toolchains.contains(std::string(toolchain))) return &generation;

@@ -91,7 +91,7 @@ std::string cuda_libraries(const std::map<std::string, eb::CudaLibrary>& map) {
     for (const auto& provider : library.provided_by)
       out += "\n        LibraryProvider{" + literal(provider.module) + ", " +
              literal(provider.name) + ", " + literal(provider.version) + ", " +
-             literal(provider.libdir) + ", " + optional_literal(provider.cuda) + "},";
+             literal(provider.libdir) + ", " + optional_literal(provider.cuda) + ", false},";
     out += "}}},";
   }
   return out + "}";

@@ -118,6 +118,44 @@ Fetched download(const InstallPlan& plan, DownloadArea& downloads, Reporter& rep
 }
 
 // What prefix::install_into_prefix is asked: the plan's decisions and the wheel files.
+// What the check of an installation expects: the modules' tree, and each CUDA library from the
+// module relink gave it to.
+prefix::CheckOptions check_options(const InstallPlan& plan) {
+  prefix::CheckOptions check;
+  check.allowed_roots.emplace_back(fs::path(plan.site.software.value));
+  check.module_libraries = plan.provenance.module_libraries;
+  return check;
+}
+
+// The prefix already holds this plan's installation: nothing to do, or with --force only its
+// check again; the module file is written where none is yet (or replaced with --force). nullopt
+// when --force finds it broken: then it is installed again.
+std::optional<InstallResult> reuse_installation(const InstallPlan& plan, Reporter& reporter) {
+  InstallResult result;
+  result.install.prefix = plan.prefix;
+  result.outcome = plan.replace == prefix::ReplaceExisting::yes ? InstallOutcome::rechecked
+                                                                : InstallOutcome::already_installed;
+  if (result.outcome == InstallOutcome::rechecked) {
+    auto summary = prefix::check_prefix(plan.prefix, check_options(plan));
+    if (!summary.passed()) {
+      reporter.on_note("the installation at " + plan.prefix.string() + " fails its check (" +
+                       prefix::check_failure(summary).cause() + "): installing it again");
+      return std::nullopt;
+    }
+    result.install.check = std::move(summary);
+  }
+  if (plan.module_file && plan.module_file->target) {
+    std::error_code error;
+    const bool present = fs::exists(fs::symlink_status(plan.module_file->target->file, error));
+    if (!present || plan.replace == prefix::ReplaceExisting::yes) {
+      const auto written = write_module_file(*plan.module_file, PythonMismatch::warn, reporter);
+      result.module_file = written.file;
+      result.module_name = written.module;
+    }
+  }
+  return result;
+}
+
 prefix::PrefixInstallRequest prefix_request(const InstallPlan& plan, std::vector<fs::path> wheels) {
   prefix::PrefixInstallRequest request;
   request.wheels = std::move(wheels);
@@ -141,9 +179,7 @@ prefix::PrefixInstallRequest prefix_request(const InstallPlan& plan, std::vector
   relink.patchelf = plan.patchelf;
   request.relink = std::move(relink);
   request.python_exe = plan.python_exe;
-  prefix::CheckOptions check;
-  check.allowed_roots.emplace_back(fs::path(plan.site.software.value));
-  request.check = check;
+  request.check = check_options(plan);
   request.provenance = plan.provenance;
   return request;
 }
@@ -206,6 +242,8 @@ std::string installation_text(const prefix::PrefixInstallResult& result) {
 }  // namespace
 
 InstallResult execute_install(const InstallPlan& plan, Reporter& reporter) {
+  if (plan.already_installed)
+    if (auto reused = reuse_installation(plan, reporter)) return std::move(*reused);
   InstallLog log;
   log.line("wheelmod " + wheelmod_version() + " install, toolchain " + plan.toolchain +
            ", accelerator " + plan.provenance.accelerator);
@@ -238,7 +276,8 @@ InstallResult execute_install(const InstallPlan& plan, Reporter& reporter) {
     log.stage("installed", installing, installation_text(done));
     return log.text();
   };
-  InstallResult result{prefix::install_into_prefix(request, reporter), std::nullopt, ""};
+  InstallResult result;
+  result.install = prefix::install_into_prefix(request, reporter);
   if (plan.module_file) {
     // install's --python was given on purpose: written, with the warning (`module` refuses).
     const auto written = write_module_file(*plan.module_file, PythonMismatch::warn, reporter);

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/strings.hpp"
@@ -90,6 +92,22 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
   throw error;
 }
 
+// The site's installed modules where the table gives a CUDA library none the site has (an
+// NVSHMEM for CUDA 13, a cuDNN of another version): they join the table's providers, said in a
+// note, so the resolution, relink, check and module file all use them.
+void add_installed_providers(easybuild::SiteConfig& config, const std::string& toolchain,
+                             const easybuild::ModuleLocator& locator,
+                             const std::vector<std::string>& preferred, Reporter& reporter) {
+  const auto* generation = config.find_generation(toolchain);
+  if (generation == nullptr) return;  // find_generation says so, with the known ones
+  for (auto& found : easybuild::installed_providers(*generation, locator, preferred)) {
+    reporter.on_note(found.provider.module + " provides " + found.soname + " (" + found.package +
+                     "): installed here; the " + generation->name +
+                     " table names no module the site has for it");
+    config.add_library_provider(toolchain, found.package, std::move(found.provider));
+  }
+}
+
 // Without --prefix: where `eb` would install the easyconfig `wheelmod easyconfig` writes for the
 // same selection (emit/installation_name.hpp).
 fs::path easybuild_prefix(const resolve::ResolveReport& report,
@@ -174,6 +192,18 @@ prefix::Provenance provenance_of(const InstallOptions& options, const InstallPla
   for (const auto& file : plan.wheel_files)
     out.wheels.push_back({file.filename().string(), "", ""});
   out.software_path = plan.site.software.value;
+  // A CUDA library's module is the first of its providers the installation was made against, as
+  // relink chose it.
+  if (!out.cuda_module.empty()) {
+    for (const auto& [package, library] : plan.generation.cuda_libraries) {
+      const auto provider = std::ranges::find_if(library.provided_by, [&](const auto& candidate) {
+        return std::ranges::find(out.modules, candidate.module) != out.modules.end();
+      });
+      if (provider == library.provided_by.end()) continue;
+      for (const auto& soname : library.libraries)
+        out.module_libraries.emplace(soname, provider->module);
+    }
+  }
   return out;
 }
 
@@ -203,22 +233,133 @@ InstallOptions checked_options(const InstallOptions& given, Reporter& reporter) 
 // The prefix, its download area and module file; what can be refused without the index is
 // refused here, before it is read: a prefix or module file already there (the prefix decided
 // again under its lock, prefix::Staging).
+// The module --module writes: --module-name, else the prefix's own name, which only an
+// installation directory has (<software>/<Name>/<version>, EasyBuild's layout). Any other prefix
+// (`--prefix myprefix` run in ~/rel) would put a module `rel/myprefix` into the site's tree,
+// where every user's `module avail` lists it.
+void name_module(emit::ModuleRequest& request, const std::string& given, const fs::path& prefix,
+                 const SiteSettings& site) {
+  if (!given.empty()) {
+    const auto slash = given.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == given.size() ||
+        given.find('/', slash + 1) != std::string::npos)
+      throw UsageError("--module-name " + given, "not NAME/VERSION",
+                       "give the module as `module load` takes it, e.g. PyTorch/2.12.0-whl");
+    request.name = given.substr(0, slash);
+    request.full_version = given.substr(slash + 1);
+    return;
+  }
+  const auto software = prefix.parent_path().parent_path();
+  const auto site_software = fs::absolute(site.software.value).lexically_normal();
+  if (software == site_software || software.filename() == "software") return;
+  throw UsageError(prefix.string(),
+                   "--module: not an installation directory <software>/<Name>/<version>, so it "
+                   "names no module (the software path is " +
+                       site_software.string() + ")",
+                   "give --module-name NAME/VERSION, or install under the software path");
+}
+
+// The installation wheelmod made at `prefix`, if it holds one it can read.
+std::optional<prefix::Provenance> installation_at(const fs::path& prefix) {
+  std::error_code error;
+  if (!fs::exists(prefix / prefix::k_provenance_file, error)) return std::nullopt;
+  try {
+    return prefix::read_provenance(prefix);
+  } catch (const Error&) {
+    return std::nullopt;  // unreadable: replaced only with --force, as any other prefix
+  }
+}
+
 void settle_prefix(InstallPlan& plan, const InstallOptions& options, fs::path prefix) {
   plan.prefix = std::move(prefix);
   std::error_code error;
   plan.prefix_exists = fs::exists(fs::symlink_status(plan.prefix, error));
   plan.download_area = download_area_of(plan.prefix);
+  // A wheelmod installation there is compared with the resolution (settle_reinstall) before
+  // anything is refused: the same request again is no error.
+  plan.installed = options.selection.specs.empty() ? std::nullopt : installation_at(plan.prefix);
   if (options.write_module) {
     emit::ModuleRequest request;
     request.prefix = plan.prefix;
+    name_module(request, options.module_name, plan.prefix, plan.site);
     request.generator = "wheelmod " + wheelmod_version();
     request.toolchain = plan.toolchain;
     ModuleFileChoice choice;
     choice.layout = {options.module_naming_scheme, options.module_syntax, options.modulepath};
-    choice.replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
+    choice.strict = options.strict_modules;
+    choice.getenv = plan.getenv;
+    choice.replace =
+        options.force || plan.installed ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
     plan.module_file = plan_module_file(std::move(request), plan.site, plan.generation, choice);
   }
-  if (!options.selection.specs.empty()) prefix::check_replaceable(plan.prefix, plan.replace);
+  if (!options.selection.specs.empty() && !plan.installed)
+    prefix::check_replaceable(plan.prefix, plan.replace);
+}
+
+// What differs between the installation at the prefix and this plan's, one line each.
+std::vector<std::string> differences(const prefix::Provenance& was, const prefix::Provenance& now) {
+  std::vector<std::string> out;
+  const auto compare = [&out](const std::string& what, const std::string& a, const std::string& b) {
+    if (a != b)
+      out.push_back(what + ": " + (a.empty() ? "(none)" : a) + " -> " + (b.empty() ? "(none)" : b));
+  };
+  compare("toolchain", was.toolchain, now.toolchain);
+  compare("Python", was.python, now.python);
+  compare("accelerator", was.accelerator, now.accelerator);
+  const auto set_of = [](const std::vector<std::string>& items) {
+    return std::set<std::string>(items.begin(), items.end());
+  };
+  const auto listed = [](const std::set<std::string>& items) {
+    return items.empty() ? std::string("(none)") : join(items, ", ");
+  };
+  if (set_of(was.modules) != set_of(now.modules))
+    out.push_back("modules: " + listed(set_of(was.modules)) + " -> " + listed(set_of(now.modules)));
+  // A wheel is the same when its file name is, and its sha256 where both sides know it.
+  const auto wheels = [](const prefix::Provenance& provenance) {
+    std::map<std::string, std::string> by_file;
+    for (const auto& wheel : provenance.wheels) by_file[wheel.filename] = wheel.sha256;
+    return by_file;
+  };
+  const auto before = wheels(was);
+  const auto after = wheels(now);
+  std::set<std::string> gone;
+  std::set<std::string> added;
+  for (const auto& [name, sha256] : before) {
+    const auto it = after.find(name);
+    if (it == after.end() || (!sha256.empty() && !it->second.empty() && sha256 != it->second))
+      gone.insert(name);
+  }
+  for (const auto& [name, sha256] : after)
+    if (!before.contains(name) || gone.contains(name)) added.insert(name);
+  if (!gone.empty() || !added.empty())
+    out.push_back("wheels: " + listed(gone) + " -> " + listed(added));
+  return out;
+}
+
+// The prefix holds a wheelmod installation: the same plan is already installed; a different one
+// is refused without --force, naming what differs.
+void settle_reinstall(InstallPlan& plan, const InstallOptions& options) {
+  const auto changed = differences(*plan.installed, plan.provenance);
+  if (changed.empty()) {
+    plan.already_installed = true;
+    return;
+  }
+  if (options.force) return;
+  UsageError error(plan.prefix.string(),
+                   "already holds an installation made from a different resolution",
+                   "pass --force to replace it (the old installation stays in place until the "
+                   "new one is complete), or choose another --prefix");
+  for (const auto& line : changed) error.with_detail(line);
+  if (plan.module_file && plan.module_file->target) {
+    // Planned as replaceable while undecided: as without an installation there now.
+    auto target = *plan.module_file->target;
+    try {
+      emit::check_module_target(target, emit::ReplaceModule::no);
+    } catch (const UsageError&) {
+      error.with_detail("and a module file is already there: " + target.file.string());
+    }
+  }
+  throw error;
 }
 
 // SPEC...: resolved against the site's modules (a CUDA module the site lacks is passed over for
@@ -242,16 +383,17 @@ void plan_resolution(InstallPlan& plan, const InstallOptions& options,
 
 InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   const auto options = checked_options(given, reporter);
-  const auto config = load_site_config(options.selection.config_dir, options.selection.toolchain);
+  auto config = load_site_config(options.selection.config_dir, options.selection.toolchain);
   InstallPlan plan;
   plan.toolchain = options.selection.toolchain;
-  plan.generation =
-      find_generation(config, options.selection.toolchain,
-                      "known toolchains: see `wheelmod resolve --help` or add one with --config");
   plan.getenv = options.selection.getenv;
   plan.site = site_settings(options.eb_installpath, plan.getenv);
   const auto locator =
       easybuild::environment_locator(fs::path(plan.site.software.value), plan.getenv);
+  add_installed_providers(config, options.selection.toolchain, locator, options.modules, reporter);
+  plan.generation =
+      find_generation(config, options.selection.toolchain,
+                      "known toolchains: see `wheelmod resolve --help` or add one with --config");
   plan.replace = options.force ? prefix::ReplaceExisting::yes : prefix::ReplaceExisting::no;
   plan.metadata = options.metadata;
   plan.python_version = options.selection.python.empty()
@@ -282,6 +424,7 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   plan.threads = options.threads;
   plan.patchelf = options.patchelf;
   plan.provenance = provenance_of(options, plan);
+  if (plan.installed) settle_reinstall(plan, options);
   plan.download = options.download;
   plan.connection = options.selection.connection;
   plan.cache_dir = cache_dir_or_default(options.selection.cache_dir, plan.getenv);

@@ -34,6 +34,8 @@ ModuleResult module(const ModuleOptions& options, Reporter& reporter) {
   choice.replace = options.force ? emit::ReplaceModule::yes : emit::ReplaceModule::no;
   choice.render_only = options.to_stdout;
   choice.offers_stdout = true;
+  choice.strict = options.strict;
+  choice.getenv = options.getenv;
   const auto plan = plan_module_file(std::move(request), site_settings("", options.getenv),
                                      generation ? *generation : easybuild::Generation{}, choice);
   // A module whose Python cannot import the install is not written without --force; printed

@@ -21,6 +21,7 @@ CheckSummary check_prefix(const fs::path& given, const CheckOptions& options) {
   std::set<std::pair<std::string, std::string>> reported;
   std::set<std::string> drivers;
   std::set<std::string> outside;
+  std::set<std::string> misplaced;
   for (const auto& result : loader.check_tree(prefix)) {
     ++summary.files;
     const auto file = result.file.lexically_relative(prefix).string();
@@ -44,6 +45,16 @@ CheckSummary check_prefix(const fs::path& given, const CheckOptions& options) {
       }
     }
     for (const auto* object : elf::from_outside(result)) outside.insert(object->path);
+    for (const auto& object : result.objects) {
+      if (object.placement == elf::Placement::allowed) continue;
+      const auto module = options.module_libraries.find(object.loaded_as);
+      if (module == options.module_libraries.end() || !misplaced.insert(object.loaded_as).second)
+        continue;
+      summary.misplaced.push_back(MisplacedLibrary{.library = object.loaded_as,
+                                                   .path = object.path,
+                                                   .module = module->second,
+                                                   .file = file});
+    }
   }
   summary.drivers.assign(drivers.begin(), drivers.end());
   summary.outside.assign(outside.begin(), outside.end());
@@ -68,10 +79,19 @@ CheckFailedError check_failure(const CheckSummary& summary) {
   if (broken > 0)
     what += (what.empty() ? "" : "; ") + std::to_string(broken) +
             (broken == 1 ? " ELF file cannot be read" : " ELF files cannot be read");
+  if (!summary.misplaced.empty())
+    what += (what.empty() ? "" : "; ") + std::to_string(summary.misplaced.size()) +
+            (summary.misplaced.size() == 1 ? " library loads" : " libraries load") +
+            " from outside the module that provides it (" + summary.misplaced.front().library +
+            " from " + summary.misplaced.front().path + ", not " +
+            summary.misplaced.front().module + "): a node without that place would not find it";
   CheckFailedError error(summary.prefix.string(), what,
                          "load or install the modules that provide them and relink (`wheelmod "
                          "relink PREFIX --toolchain T --eb-installpath DIR`); `wheelmod check "
                          "--format json` lists every file");
+  for (const auto& item : summary.misplaced)
+    error.with_detail(item.file + ": " + item.library + " loads from " + item.path + ", not from " +
+                      item.module + " (relink the prefix, or --allow that place)");
   std::size_t shown = 0;
   for (const auto& item : summary.unresolved) {
     if (++shown > 10) {

@@ -67,6 +67,7 @@ void write_provenance(const fs::path& prefix, const Provenance& provenance) {
       out["wheels"].push_back(std::move(entry));
     }
   }
+  if (!provenance.module_libraries.empty()) out["module_libraries"] = provenance.module_libraries;
   write_if_changed(prefix / k_provenance_file, out.dump(2) + "\n");
 }
 
@@ -119,6 +120,10 @@ Provenance read_provenance(const fs::path& prefix) {
       if (wheel.is_object())
         out.wheels.push_back({optional_text(wheel, "filename"), optional_text(wheel, "sha256"),
                               optional_text(wheel, "url")});
+  if (const auto libraries = document.find("module_libraries");
+      libraries != document.end() && libraries->is_object())
+    for (const auto& [soname, module] : libraries->items())
+      if (module.is_string()) out.module_libraries.emplace(soname, module.get<std::string>());
   return out;
 }
 

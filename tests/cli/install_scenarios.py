@@ -115,6 +115,57 @@ def replace_needs_force(r):
           not any(d.startswith("torch-2.5.1") for d in dists), f"after --force: {dists}")
 
 
+def rerun_is_noop(r):
+    """The same request on an installation made from the same resolution: exit 0 "already
+    installed", nothing touched; with --force only checked again (nothing rewritten); a
+    different request names what differs and needs --force; a broken installation is installed
+    again by --force."""
+    prefix = os.path.join(r.work, "again")
+    r.install("torch==2.6.0", prefix)
+    marker = os.path.join(prefix, "easybuild", "wheelmod-install.log")
+    before = {path: os.stat(path).st_mtime_ns for path in glob.glob(
+        os.path.join(site_of(prefix), "torch", "**"), recursive=True)}
+    before[marker] = os.stat(marker).st_mtime_ns
+    again = r.install("torch==2.6.0", prefix)
+    check("already installed" in again.stdout, again.stdout)
+    rechecked = r.install("torch==2.6.0", prefix, "--force", "--format", "json")
+    report = json.loads(rechecked.stdout)
+    check(report["outcome"] == "already installed, checked again", report)
+    after = {path: os.stat(path).st_mtime_ns for path in before}
+    check(after == before, "a re-run or --force on the same resolution rewrote files")
+    different = r.install(OLD, prefix, expect=2)
+    check("different resolution" in different.stderr and "wheels:" in different.stderr
+          and "torch-2.5.1" in different.stderr, different.stderr)
+    check(any(d.startswith("torch-2.6.0") for d in verify_records(prefix)), "the prefix changed")
+    # Broken (a library of the prefix gone; not libc10.so, which Debian's libtorch also puts in
+    # the system directories): --force installs it again.
+    missing = os.path.join(site_of(prefix), "torch", "lib", "libc10_cuda.so")
+    os.remove(missing)
+    repaired = r.install("torch==2.6.0", prefix, "--force", "--format", "json")
+    check(json.loads(repaired.stdout)["outcome"] == "installed", repaired.stdout)
+    check(os.path.isfile(missing) and import_torch(prefix).returncode == 0,
+          "not repaired by --force")
+
+
+def module_name_needs_install_dir(r):
+    """--module on a prefix that is no installation directory (<software>/<Name>/<version>):
+    exit 2 before anything is written, unless --module-name names the module; a relative
+    --prefix is made absolute."""
+    work = os.path.join(r.work, "rel")
+    os.makedirs(work)
+    modules = os.path.join(r.work, "modules")
+    command = r.command("torch==2.6.0", "myprefix", "--module", "--modulepath", modules)
+    refused = run_expecting(command, 2, cwd=work)
+    check("--module-name" in refused.stderr, refused.stderr)
+    check(not os.path.exists(os.path.join(work, "myprefix")) and not os.path.exists(modules),
+          "something was written")
+    named = run_expecting(command + ["--module-name", "PyTorch/2.6.0-mine"], 0, cwd=work)
+    written = os.path.join(modules, "all", "PyTorch", "2.6.0-mine.lua")
+    check(os.path.isfile(written), f"no {written}: {named.stdout}")
+    with open(written) as handle:
+        check(os.path.join(work, "myprefix") in handle.read(), "the module's root is not absolute")
+
+
 def killed(r):
     """SIGKILL at random moments of an install --force: the prefix is always wholly the old
     installation or wholly the new one, and the next run cleans up and succeeds."""
@@ -434,7 +485,8 @@ def dry_run(r):
     directory, no module file, no wheel in the cache. The install then made with the same options
     carries that plan out: the same wheels with the same sha256 (its log), the same modules (its
     provenance), the module file where the plan said."""
-    prefix = os.path.join(r.work, "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
+    # An installation directory (<software>/<Name>/<version>), which names the module.
+    prefix = os.path.join(r.work, "software", "PyTorch", "2.6.0-foss-2024a-CUDA-12.6.0-whl")
     modules = os.path.join(r.work, "modules")
     extra = ("--module", "--modulepath", modules)
     text = r.install("torch==2.6.0", prefix, *extra, "--dry-run").stdout
@@ -468,7 +520,8 @@ def dry_run(r):
     check(os.path.isfile(plan["module_file"]["file"]), "no module file where the plan said")
 
 
-SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, killed, bundle_missing,
+SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, rerun_is_noop,
+                                          module_name_needs_install_dir, killed, bundle_missing,
                                           vision_audio, bad_input, interrupted_download,
                                           compile_overlaps, dry_run)}
 

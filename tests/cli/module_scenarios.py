@@ -201,8 +201,13 @@ def install_module(r):
     # before anything is downloaded or replaced.
     result = r.install("--module", "--force", "--syntax", "tcl")
     check(os.path.isfile(os.path.join(modulepath, "all", NAME)), "Tcl module not written")
-    result = r.install("--module", "--syntax", "tcl", expect=2)
-    check("--force" in result.stderr, result.stderr)
+    # The same request again: already installed, the module file left as it is.
+    with open(os.path.join(modulepath, "all", NAME)) as handle:
+        written = handle.read()
+    result = r.install("--module", "--syntax", "tcl")
+    check("already installed" in result.stdout, result.stdout)
+    with open(os.path.join(modulepath, "all", NAME)) as handle:
+        check(handle.read() == written, "the module file changed")
 
 
 def hostile_text(r):
@@ -280,7 +285,45 @@ def errors(r):
     check("--syntax" in result.stderr, result.stderr)
 
 
-SCENARIOS = {f.__name__: f for f in (lua, tcl, install_module, hostile_text, errors)}
+def dependencies_present(r):
+    """Every module the module file loads is looked for in its module tree and $MODULEPATH: each
+    missing one is named in a warning (exit 6 and nothing written with --strict), and `check
+    --modules` fails on it; once the modules are there, neither says a word."""
+    r.install()
+    modules = os.path.join(r.work, "deps-modules")
+    elsewhere = os.path.join(r.work, "deps-elsewhere")
+    os.makedirs(modules)
+    os.makedirs(elsewhere)
+    environment = {k: v for k, v in os.environ.items() if k != "MODULEPATH"}
+    with open(os.path.join(r.prefix, "easybuild", "wheelmod-install.json")) as handle:
+        toolchain = json.load(handle)["toolchain_module"]
+    # --force: the module's Python (3.12) is not this machine's (module refuses that alone).
+    strict = run_expecting([r.wheelmod, "module", r.prefix, "--modulepath", modules, "--strict",
+                            "--force"], 6, env=environment)
+    check("no module tree here has" in strict.stderr and toolchain in strict.stderr,
+          strict.stderr)
+    check(not os.path.exists(os.path.join(modules, "all")), "written despite --strict")
+    warned = run_expecting([r.wheelmod, "module", r.prefix, "--modulepath", modules, "--force"],
+                           0, env=environment)
+    check("warning:" in warned.stderr and toolchain in warned.stderr, warned.stderr)
+    checked = run_expecting([r.wheelmod, "check", r.prefix, "--modules", "--modulepath", modules,
+                             "--format", "json"], 6, env=environment)
+    report = json.loads(checked.stdout)
+    check(toolchain in report["missing_modules"] and not report["passed"], report)
+    r.stubs(modules)
+    quiet = run_expecting([r.wheelmod, "module", r.prefix, "--modulepath", modules, "--force",
+                           "--strict"], 0, env=environment)
+    check("no module tree" not in quiet.stderr, quiet.stderr)
+    run_expecting([r.wheelmod, "check", r.prefix, "--modules", "--modulepath", modules], 0,
+                  env=environment)
+    # A tree on $MODULEPATH counts as much as the module's own.
+    environment["MODULEPATH"] = os.path.join(modules, "all")
+    run_expecting([r.wheelmod, "check", r.prefix, "--modules", "--modulepath", elsewhere], 0,
+                  env=environment)
+
+
+SCENARIOS = {f.__name__: f for f in (lua, tcl, install_module, hostile_text, errors,
+                                     dependencies_present)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"*": {"options": ("--lmod",), "timeout": 300}}

@@ -1,6 +1,7 @@
 """What the CLI scenario scripts share: a failure type, check(), and a main()
 that parses the common options, runs one named scenario and maps the result
-to an exit code (0 ok, 1 failed), or with --list prints the scenarios for CTest."""
+to an exit code (0 ok, 1 failed, 77 skipped: CTest's SKIP_RETURN_CODE), or with
+--list prints the scenarios for CTest."""
 import argparse
 import base64
 import csv
@@ -16,6 +17,13 @@ import types
 
 class Failure(Exception):
     pass
+
+
+class Skipped(Exception):
+    """What the scenario needs is not here (said in the message): CTest reports it skipped."""
+
+
+SKIP_EXIT = 77
 
 
 def check(condition, message):
@@ -65,10 +73,11 @@ def anchors(page):
     return parser.links
 
 
-def run_expecting(command, expect=0, timeout=120, env=None):
-    """Runs `command`, prints it with its exit code, and fails (printing its
+def run_expecting(command, expect=0, timeout=120, env=None, cwd=None):
+    """Runs `command` (in `cwd`), prints it with its exit code, and fails (printing its
     output) unless it exits with `expect`."""
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
+                            cwd=cwd)
     print("ran:", " ".join(command), "->", result.returncode)
     if result.returncode != expect:
         print("stdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
@@ -162,6 +171,9 @@ def scenario_main(description, scenarios, make_runner, extra_options=(), ctest=N
     except Failure as failure:
         print("FAIL:", failure)
         return 1
+    except Skipped as reason:
+        print("skipped:", reason)
+        return SKIP_EXIT
     finally:
         if hasattr(runner, "close"):
             runner.close()

@@ -17,11 +17,13 @@ there is no CPython 3.14 on this machine, so the 2026.1 install targets 3.13 (--
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
+from node_view import NodeView
 from scenario_support import Failure, check, lmod_apply, run_expecting, scenario_main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +89,19 @@ class Runner:
             handle.write(SITE_NVSHMEM)
         with open(os.path.join(args.sample, "MANIFEST.json")) as handle:
             self.manifest = json.load(handle)
+        # Where the EasyBuild modules are, and how commands that load libraries run: the sample's
+        # tree on this machine, or a compute node's view of it (enter_node_view).
+        self.eb_tree = self.sample
+        self.node = None
+
+    def enter_node_view(self):
+        """From now on install, check, imports and module loads run as on a compute node
+        (node_view.py): the host's CUDA invisible, NVIDIA's libraries only in the modules."""
+        self.node = NodeView(self.work, os.path.join(self.sample, "software"))
+        self.eb_tree = self.node.root
+
+    def wrapped(self, argv):
+        return self.node.wrap(argv) if self.node else list(argv)
 
     def close(self):
         shutil.rmtree(self.work, ignore_errors=True)
@@ -100,9 +115,25 @@ class Runner:
         return json.loads(result.stdout) if expect == 0 else result
 
     def install(self, prefix, *args, python_exe):
-        return self.wheelmod_run("-q", "install", *args, "--index", self.index, "--cache-dir",
-                                 self.cache, "--eb-installpath", self.sample, "--python-exe",
-                                 python_exe, "--prefix", prefix)
+        return run_expecting(self.wrapped([
+            self.wheelmod, "-q", "install", *args, "--index", self.index, "--cache-dir",
+            self.cache, "--eb-installpath", self.eb_tree, "--python-exe", python_exe,
+            "--prefix", prefix]), 0, timeout=300)
+
+    def check_prefix(self, prefix):
+        """`wheelmod check PREFIX --format json` where the libraries load; its report."""
+        result = run_expecting(self.wrapped([self.wheelmod, "check", prefix, "--format", "json"]),
+                               0, timeout=300)
+        return json.loads(result.stdout)
+
+    def python(self, python_exe, prefix, code):
+        """`code` run by `python_exe` with the prefix's site-packages, LD_LIBRARY_PATH unset."""
+        environment = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        environment["PYTHONPATH"] = site_of(prefix)
+        result = subprocess.run(self.wrapped([python_exe, "-c", code]), capture_output=True,
+                                text=True, env=environment, timeout=120)
+        check(result.returncode == 0, f"{code} failed:\n{result.stderr}")
+        return result.stdout.strip()
 
     def easyconfigs(self, name, *args):
         """Writes easyconfigs into a fresh directory; every file passes the checker for the
@@ -143,7 +174,7 @@ class Runner:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as handle:
                 handle.write(f'setenv("EBROOT{variable}", '
-                             f'"{os.path.join(self.sample, "software", software, version)}")\n'
+                             f'"{os.path.join(self.eb_tree, "software", software, version)}")\n'
                              f'setenv("EBVERSION{variable}", "{version.split("-")[0]}")\n')
                 if software == "Python":  # the interpreter this machine has for the target
                     handle.write(f'prepend_path("PATH", "{os.path.dirname(python_exe)}")\n')
@@ -152,8 +183,8 @@ class Runner:
         loaded, _ = self.lmod(environment, "load", name)
         check(loaded.get("EBROOTPYTORCH") == prefix, f"EBROOTPYTORCH={loaded.get('EBROOTPYTORCH')}")
         environment = {k: v for k, v in loaded.items() if k != "LD_LIBRARY_PATH"}
-        result = subprocess.run([python_exe, "-c", probe], capture_output=True, text=True,
-                                env=environment, cwd=self.home, timeout=120)
+        result = subprocess.run(self.wrapped([python_exe, "-c", probe]), capture_output=True,
+                                text=True, env=environment, cwd=self.home, timeout=120)
         check(result.returncode == 0, f"{probe} under the module failed:\n{result.stderr}")
         return result.stdout.strip()
 
@@ -186,7 +217,7 @@ def nvidia_requirements(report):
 
 # ---- the stacks -----------------------------------------------------------------------------
 
-def eb2025b_cuda(r):
+def eb2025b_cuda(r, node=False):
     """torch 2.10 + torchvision + torchaudio for foss-2025b and its CUDA 12.9.1: cu129, exact;
     installed, relinked at the sample's 2025b modules, imported, loaded with Lmod, easyconfigs."""
     python = python313()
@@ -200,17 +231,70 @@ def eb2025b_cuda(r):
     check(nvidia, "torch 2.10.0+cu129 requires nvidia-* packages")
     for dependency in nvidia:
         check(dependency["resolution"] == "module", f"{dependency['name']}: {dependency}")
+    if node:
+        r.enter_node_view()
     prefix = os.path.join(r.work, "software", "PyTorch", "2.10.0-foss-2025b-CUDA-12.9.1-whl")
     r.install(prefix, *STACK_210, *EB2025B, *X86, "--python", "3.13", python_exe=python)
-    version = run_python(python, prefix, "import torch, torchvision, torchaudio; "
-                         "print(torch.__version__, torch._C._runtime_version())")
-    check(version == "2.10.0+cu129 12090", version)
+    answers, libraries = imported(r, python, prefix, "import torchvision, torchaudio",
+                                  "torch.__version__, torch._C._runtime_version()")
+    check(answers == ["2.10.0+cu129", 12090], answers)
+    if node:
+        node_checks(r, prefix, libraries)
     loaded = r.module_loads(prefix, "PyTorch/2.10.0-foss-2025b-CUDA-12.9.1-whl", python,
                             "import torch; print(torch.__version__)")
     check(loaded == "2.10.0+cu129", loaded)
+    if node:
+        return
     files = r.easyconfigs("ec-2025b", *STACK_210, *EB2025B, "--arch", "x86_64")
     check(any(name.startswith("PyTorch-2.10.0-foss-2025b-CUDA-12.9.1") for name in files),
           sorted(files))
+
+
+def eb2025b_cuda_node(r):
+    """eb2025b_cuda where a compute node stands (node_view.py): no host CUDA in the linker cache,
+    every CUDA library from the modules; install, check, import and module load there."""
+    eb2025b_cuda(r, node=True)
+
+
+# What the import probe prints: the answers asked for, then every shared object the process
+# mapped (/proc/self/maps), so a test sees where each CUDA library came from.
+IMPORT_PROBE = """import json, torch
+{imports}
+answers = [{answers}]
+mapped = sorted({{line.split()[-1] for line in open("/proc/self/maps")
+                 if ".so" in line.split()[-1].rsplit("/", 1)[-1]}})
+print(json.dumps({{"answers": answers, "libraries": mapped}}))
+"""
+
+# The libraries a CUDA build of torch takes from the CUDA, cuDNN, NCCL, cuSPARSELt and NVSHMEM
+# modules (not libcuda.so.1, the driver's, absent here).
+CUDA_LIBRARY = re.compile(r"/lib(cublas|cublasLt|cudart|cufft|cufile|cupti|curand|cusolver|"
+                          r"cusparse|cusparseLt|nvJitLink|nvrtc|nvrtc-builtins|nvToolsExt|"
+                          r"nvtx3interop|cudnn[a-z_]*|nccl|nvshmem_host)\.so[.0-9]*$")
+
+
+def imported(r, python, prefix, imports, answers):
+    """Imports torch (and `imports`) with LD_LIBRARY_PATH unset; (answers, {library: path}) of
+    the CUDA libraries the process loaded. Prints each, for the log."""
+    report = json.loads(r.python(python, prefix, IMPORT_PROBE.format(imports=imports,
+                                                                     answers=answers)))
+    libraries = {}
+    for path in report["libraries"]:
+        if CUDA_LIBRARY.search(path):
+            libraries[os.path.basename(path)] = path
+            print(f"  loaded {os.path.basename(path)}: {path}")
+    check(libraries, f"torch loaded no CUDA library: {report['libraries']}")
+    return report["answers"], libraries
+
+
+def node_checks(r, prefix, libraries):
+    """In the node view: every CUDA library torch loaded came through the module tree, and
+    `wheelmod check` passes with nothing misplaced."""
+    elsewhere = {name: path for name, path in libraries.items()
+                 if not r.node.is_module_path(path)}
+    check(not elsewhere, f"CUDA libraries loaded from outside the modules: {elsewhere}")
+    report = r.check_prefix(prefix)
+    check(report["passed"] and not report["misplaced"], report)
 
 
 def eb2025b_aarch64(r):
@@ -230,40 +314,97 @@ def eb2025b_aarch64(r):
                   "--arch", "aarch64")
 
 
-def eb2026_cu130(r):
-    """torch 2.12 for foss-2026.1 with CUDA 13 (cu130): every nvidia-* requirement (unsuffixed
-    toolkit packages, -cu13 cuDNN/NCCL/NVSHMEM/cuSPARSELt) mapped to a module, none bundled;
-    installed and relinked at the sample's CUDA 13 modules, whose libraries are NVIDIA's real
-    CUDA 13 ones: torch answers the real cudaRuntimeGetVersion, cudnnGetVersion,
-    ncclGetVersion with LD_LIBRARY_PATH unset; module loaded with Lmod; easyconfigs."""
+def eb2026_cu13(r, accelerator, node):
+    """torch 2.12 for foss-2026.1 with CUDA 13 (`accelerator`: cu130 or cu132, both run by the
+    CUDA/13.3.0 module): every nvidia-* requirement (unsuffixed toolkit packages, -cu13
+    cuDNN/NCCL/NVSHMEM/cuSPARSELt) mapped to a module, none bundled; installed and relinked at
+    the sample's CUDA 13 modules, whose libraries are NVIDIA's real CUDA 13 ones: torch answers
+    the real cudaRuntimeGetVersion, cudnnGetVersion, ncclGetVersion with LD_LIBRARY_PATH unset;
+    module loaded with Lmod; easyconfigs (on this machine's view)."""
     check(os.path.isfile(os.path.join(CUDA13_TREE, "lib", "libcudart.so.13")),
           f"needs the CUDA 13 tree at {CUDA13_TREE} (this project's machine image carries it)")
     python = python313()
     stack = ["torch==2.12.0", "--config", r.site_config]
-    report = r.resolve(*stack, *EB2026, *X86)
-    check(report["variant"]["name"] == "cu130", report["variant"])
+    selection = ["--toolchain", "foss-2026.1", "--accelerator", accelerator, "--python", "3.13"]
+    report = r.resolve(*stack, *selection, *X86)
+    check(report["variant"]["name"] == accelerator, report["variant"])
     check(report["variant"]["minimum_driver"] == "580", report["variant"])
     nvidia = nvidia_requirements(report)
-    check(len(nvidia) >= 12, f"cu130 torch requires the CUDA 13 packages: {nvidia}")
+    check(len(nvidia) >= 12, f"{accelerator} torch requires the CUDA 13 packages: {nvidia}")
     for dependency in nvidia:
         check(dependency["resolution"] == "module"
               and dependency["compatibility"] != "incompatible",
               f"{dependency['name']}: {dependency}")
     check(not [w for w in report["wheels"] if w["name"].startswith("nvidia-")],
           "an nvidia-* wheel was bundled")
+    if node:
+        r.enter_node_view()
     prefix = os.path.join(r.work, "software", "PyTorch", "2.12.0-foss-2026.1-CUDA-13.3.0-whl")
-    r.install(prefix, *stack, *EB2026, *X86, python_exe=python)
-    answers = run_python(python, prefix, "import torch; print(torch._C._runtime_version(), "
-                         "torch._C._cudnn_version(), torch._C._nccl_version())")
+    r.install(prefix, *stack, *selection, *X86, python_exe=python)
+    answers, libraries = imported(r, python, prefix, "", "torch._C._runtime_version(), "
+                                  "torch._C._cudnn_version(), torch._C._nccl_version()")
     tree = r.manifest["cuda13_tree"]
     check(tree, "the sample was built without the CUDA 13 tree (MANIFEST cuda13_tree is null)")
     real = tree["api_versions"]  # what the real libraries answer, read when the sample was built
-    expected = f"{real['cudart']} {real['cudnn']} {real['nccl']}"
+    expected = [real["cudart"], real["cudnn"], real["nccl"]]
     check(answers == expected, f"torch answered {answers}, the real libraries say {expected}")
+    check("libcupti.so.13" in libraries, f"torch loaded no libcupti.so.13: {sorted(libraries)}")
+    if node:
+        node_checks(r, prefix, libraries)
     loaded = r.module_loads(prefix, "PyTorch/2.12.0-foss-2026.1-CUDA-13.3.0-whl", python,
                             "import torch; print(torch._C._runtime_version())")
     check(loaded == str(real["cudart"]), loaded)
-    r.easyconfigs("ec-2026", *stack, *EB2026_EASYCONFIG, "--arch", "x86_64")
+    if not node and accelerator == "cu130":
+        r.easyconfigs("ec-2026", *stack, *EB2026_EASYCONFIG, "--arch", "x86_64")
+
+
+def eb2026_cu130(r):
+    """torch 2.12 cu130 for foss-2026.1 on this machine (eb2026_cu13)."""
+    eb2026_cu13(r, "cu130", node=False)
+
+
+def eb2026_cu130_node(r):
+    """torch 2.12 cu130 for foss-2026.1 where a compute node stands (node_view.py): no host CUDA
+    in the linker cache and the CUDA tree empty; install, check, import and module load there,
+    every CUDA library (libcupti.so.13 from CUDA's extras/CUPTI/lib64 included) from the modules."""
+    eb2026_cu13(r, "cu130", node=True)
+
+
+def eb2026_cu132_node(r):
+    """torch 2.12 cu132 for foss-2026.1 (CUDA/13.3.0 runs 13.2 wheels) in the node view."""
+    eb2026_cu13(r, "cu132", node=True)
+
+
+def eb2026_site_module(r):
+    """The site's installed module counts where the table has none: foss-2026.1's table names no
+    NVSHMEM for CUDA 13, the site's tree has NVSHMEM/3.4.5-gompi-2026.1-CUDA-13.3.0. Without
+    --config the install finds it (a note says "installed here"), links libnvshmem_host.so.3 from
+    it and records it; in the node view torch imports with it. (Before: exit 6, "no module of
+    2026.1 provides" it.)"""
+    check(os.path.isfile(os.path.join(CUDA13_TREE, "lib", "libcudart.so.13")),
+          f"needs the CUDA 13 tree at {CUDA13_TREE} (this project's machine image carries it)")
+    python = python313()
+    r.enter_node_view()
+    prefix = os.path.join(r.work, "software", "PyTorch", "2.12.0-foss-2026.1-CUDA-13.3.0-whl")
+    selection = ["--toolchain", "foss-2026.1", "--accelerator", "cu130", "--python", "3.13", *X86]
+    result = run_expecting(r.wrapped([
+        r.wheelmod, "install", "torch==2.12.0", *selection, "--index", r.index, "--cache-dir",
+        r.cache, "--eb-installpath", r.eb_tree, "--python-exe", python, "--prefix", prefix]), 0,
+        timeout=300)
+    nvshmem = "NVSHMEM/3.4.5-gompi-2026.1-CUDA-13.3.0"
+    check(f"{nvshmem} provides libnvshmem_host.so.3" in result.stderr
+          and "installed here" in result.stderr, result.stderr)
+    with open(os.path.join(prefix, "easybuild", "wheelmod-install.json")) as handle:
+        provenance = json.load(handle)
+    check(nvshmem in provenance["modules"], provenance["modules"])
+    check(provenance["module_libraries"].get("libnvshmem_host.so.3") == nvshmem,
+          provenance.get("module_libraries"))
+    _, libraries = imported(r, python, prefix, "", "torch._C._runtime_version()")
+    nvshmem_paths = [path for name, path in libraries.items()
+                     if name.startswith("libnvshmem_host.so")]
+    check(nvshmem_paths and "/NVSHMEM/3.4.5-gompi-2026.1-CUDA-13.3.0/" in nvshmem_paths[0],
+          libraries)
+    node_checks(r, prefix, libraries)
 
 
 def eb2026_aarch64(r):
@@ -427,7 +568,8 @@ def rocm_sdk(r):
 
 
 SCENARIOS = {f.__name__: f for f in (
-    eb2025b_cuda, eb2025b_aarch64, eb2026_cu130, eb2026_aarch64, cuda13_default, rocm7,
+    eb2025b_cuda, eb2025b_cuda_node, eb2025b_aarch64, eb2026_cu130, eb2026_cu130_node,
+    eb2026_cu132_node, eb2026_site_module, eb2026_aarch64, cuda13_default, rocm7,
     corrupted_metadata, missing_hash, variant_wheels, abi3_compound, no_aarch64, rocm_sdk)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).

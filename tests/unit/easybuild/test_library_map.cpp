@@ -234,3 +234,89 @@ TEST_CASE("a CUDA library the file needs but no entry reaches gets its directory
     CHECK(missing.entries.at(0).provider == "nvidia-cuda-runtime-cu12");
   }
 }
+
+namespace {
+
+const Generation& foss_2026_1() {
+  static const SiteConfig config = SiteConfig::load(WHEELMOD_CONFIG_DIR);
+  const Generation* generation = config.find_generation("foss-2026.1");
+  REQUIRE(generation != nullptr);
+  return *generation;
+}
+
+// An empty file at `path` (a library as far as the search is concerned), its directories made.
+void touch(const fs::path& path) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << "x";
+}
+
+}  // namespace
+
+TEST_CASE("CUDA 13's shared wheel directory maps to every module directory its libraries are in",
+          "[easybuild][library_map]") {
+  // A CUDA 13.3.0 module as EasyBuild's CUDA easyblock installs it: the toolkit libraries in
+  // lib64, CUPTI in extras/CUPTI/lib64 (no link to it in lib64).
+  wheelmod::test::TempDir site("wheelmod-site");
+  const auto cuda = site.path() / "CUDA/13.3.0";
+  for (const char* soname :
+       {"libcublas.so.13", "libcublasLt.so.13", "libcudart.so.13", "libcufft.so.12",
+        "libcufile.so.0", "libcurand.so.10", "libcusolver.so.12", "libcusparse.so.12",
+        "libnvJitLink.so.13", "libnvrtc.so.13"})
+    touch(cuda / "lib64" / soname);
+  touch(cuda / "extras/CUPTI/lib64/libcupti.so.13");
+  const Prefix prefix;
+  const auto plan =
+      plan_search_path("$ORIGIN/../../nvidia/cu13/lib:$ORIGIN", prefix.location(), foss_2026_1(),
+                       {"CUDA/13.3.0"}, environment_locator(site.path(), {}));
+  INFO("new value: " << plan.new_value);
+  CHECK(plan.complete());
+  const auto root = fs::absolute(cuda).lexically_normal();
+  CHECK(plan.new_value ==
+        (root / "lib64").string() + ":" + (root / "extras/CUPTI/lib64").string() + ":$ORIGIN");
+  const auto entries = by_entry(plan);
+  const auto& shared = entries.at("$ORIGIN/../../nvidia/cu13/lib");
+  CHECK(shared.action == EntryAction::mapped);
+  CHECK(shared.provider == "CUDA/13.3.0");
+  CHECK(shared.replacements.size() == 2);
+
+  SECTION("a file that needs only CUPTI, reached by no entry, gets CUPTI's directory") {
+    const auto added =
+        plan_search_path(std::nullopt, prefix.location(), foss_2026_1(), {"CUDA/13.3.0"},
+                         environment_locator(site.path(), {}), {"libcupti.so.13"});
+    CHECK(added.new_value == (root / "extras/CUPTI/lib64").string());
+  }
+}
+
+TEST_CASE("a module's library is found where the site's tree has it, not only where the table says",
+          "[easybuild][library_map]") {
+  wheelmod::test::TempDir site("wheelmod-site");
+  const auto root = fs::absolute(site.path() / "cuDNN/9.23.0.39-CUDA-13.3.0").lexically_normal();
+  const auto locator = environment_locator(site.path(), {});
+
+  SECTION("the table's directory first, when the library is there") {
+    touch(root / "lib/libcudnn.so.9");
+    touch(root / "lib64/libcudnn.so.9");
+    CHECK(locator.directory_with(root, "lib", "libcudnn.so.9") == root / "lib");
+  }
+  SECTION("else the shallowest directory of the module that has it") {
+    touch(root / "lib64/libcudnn.so.9");
+    touch(root / "a/b/c/libcudnn.so.9");
+    CHECK(locator.directory_with(root, "lib", "libcudnn.so.9") == root / "lib64");
+  }
+  SECTION("a link to a library counts; a link to a directory is not followed") {
+    touch(site.path() / "elsewhere/libcudnn.so.9");
+    fs::create_directories(root / "lib");
+    fs::create_symlink(site.path() / "elsewhere", root / "linked");
+    fs::create_symlink(root, root / "lib/loop");
+    CHECK_FALSE(locator.directory_with(root, "lib", "libcudnn.so.9"));
+    fs::create_symlink(site.path() / "elsewhere/libcudnn.so.9", root / "lib/libcudnn.so.9.23");
+    CHECK_FALSE(locator.directory_with(root, "lib", "libcudnn.so.9"));
+    fs::create_symlink(site.path() / "elsewhere/libcudnn.so.9", root / "lib/libcudnn.so.9");
+    CHECK(locator.directory_with(root, "lib", "libcudnn.so.9") == root / "lib");
+  }
+  SECTION(
+      "nothing in the tree: nullopt, and a module without the file maps to its table directory") {
+    fs::create_directories(root / "lib");
+    CHECK_FALSE(locator.directory_with(root, "lib", "libcudnn.so.9"));
+  }
+}

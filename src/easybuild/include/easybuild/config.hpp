@@ -42,6 +42,8 @@ struct LibraryProvider {
   std::string version;  // 9.5.0.50
   std::string libdir;   // lib, lib64, extras/CUPTI/lib64 (relative to the module's root)
   std::optional<std::string> cuda;
+  /// Found installed at the site (installed_providers), not named by the table.
+  bool installed_here = false;
   friend bool operator==(const LibraryProvider&, const LibraryProvider&) = default;
 };
 
@@ -129,6 +131,11 @@ class SiteConfig {
 
   /// The generation of a --toolchain value (`foss-2024a`, `GCC-13.3.0`; case-sensitive).
   [[nodiscard]] const Generation* find_generation(std::string_view toolchain) const;
+
+  /// Appends `provider` to the providers of CUDA library `package` in the generation `toolchain`
+  /// belongs to (a module the site has, found by installed_providers).
+  void add_library_provider(std::string_view toolchain, const std::string& package,
+                            LibraryProvider provider);
 
   /// Every accepted --toolchain value, for error messages.
   [[nodiscard]] std::vector<std::string> toolchain_names() const;

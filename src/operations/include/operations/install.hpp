@@ -43,7 +43,11 @@ struct InstallOptions {
   std::vector<std::string> clash_winners;
   bool no_compile = false;
   bool write_module = false;
-  std::string modulepath;                           // "": <installpath>/modules beside software/
+  /// --module-name NAME/VERSION: the module --module writes ("": the prefix's, which must then be
+  /// an installation directory <software>/<Name>/<version>).
+  std::string module_name;
+  bool strict_modules = false;  // --strict: a module --module loads that is not installed: exit 6
+  std::string modulepath;       // "": <installpath>/modules beside software/
   std::optional<emit::ModuleSyntax> module_syntax;  // nullopt: EasyBuild's module-syntax, Lua
   std::string module_naming_scheme;  // "": EasyBuild's module-naming-scheme, EasyBuildMNS
 };
@@ -96,6 +100,13 @@ struct InstallPlan {
   std::string patchelf;
   Getenv getenv;                  // the selection's: where the loaded modules (EBROOT*) are read
   prefix::Provenance provenance;  // what the prefix will record of this plan
+  /// The prefix already holds an installation wheelmod made from the same resolution (wheels and
+  /// their hashes, modules, toolchain, Python, accelerator): execute_install does nothing but
+  /// check it again with --force, as pip's "already satisfied" and eb's skip of an installed
+  /// module. A different one needs --force (plan_install says what differs).
+  bool already_installed = false;
+  /// What the prefix holds, when it is a wheelmod installation (its provenance).
+  std::optional<prefix::Provenance> installed;
   std::optional<ModuleFilePlan> module_file;  // --module: where, in which syntax
   // How the wheels are fetched.
   DownloadSettings download;
@@ -104,7 +115,14 @@ struct InstallPlan {
   std::filesystem::path download_area;  // PARENT/.NAME.wheelmod-downloads, beside the prefix
 };
 
+enum class InstallOutcome {
+  installed,          // the wheels were installed (into a new prefix, or replacing one)
+  already_installed,  // the prefix holds an installation of the same plan: nothing was done
+  rechecked,          // the same, with --force: its libraries were checked again
+};
+
 struct InstallResult {
+  InstallOutcome outcome = InstallOutcome::installed;
   prefix::PrefixInstallResult install;
   std::optional<std::filesystem::path> module_file;
   std::string module_name;  // what `module load` takes: PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl

@@ -23,9 +23,10 @@ struct ModuleOptions {
   std::string description;         // "": the main wheel's Summary and where the wheels came from
   std::string origin;
   emit::PythonSearchPath python_search_path = emit::PythonSearchPath::automatic;
-  std::string templates;                  // site templates, before the shipped ones
-  bool to_stdout = false;                 // render only
-  bool force = false;                     // replace an existing module file
+  std::string templates;   // site templates, before the shipped ones
+  bool to_stdout = false;  // render only
+  bool force = false;      // replace an existing module file
+  bool strict = false;     // a module it loads that no module tree has fails (exit 6)
   Getenv getenv = process_environment();  // EasyBuild's configuration (module tree, naming)
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct Provenance {
   std::string site_packages;  // lib/python3.12/site-packages
   std::vector<InstalledProject> installed;  // in install order
   std::vector<SourceWheel> wheels;          // what the plan chose to install, in its order
+  /// Each CUDA library the installation takes from a module: SONAME -> that module. `check`
+  /// fails when one of them loads from anywhere else (the host's own CUDA, say), as it would on a
+  /// compute node without that place.
+  std::map<std::string, std::string> module_libraries;
 };
 
 /// Writes `provenance` into `prefix` (atomically). Throws IoError.
