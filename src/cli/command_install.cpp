@@ -68,7 +68,9 @@ nlohmann::json plan_json(const operations::InstallPlan& plan) {
   if (plan.module_file && plan.module_file->target)
     out["module_file"] = {{"file", plan.module_file->target->file.string()},
                           {"symlink", plan.module_file->target->symlink.string()},
-                          {"syntax", syntax_name(plan.module_file->syntax)}};
+                          {"syntax", syntax_name(plan.module_file->syntax)},
+                          {"loads", plan.module_loads},
+                          {"missing", plan.module_loads_missing}};
   else
     out["module_file"] = nullptr;
   return out;
@@ -121,6 +123,14 @@ std::string plan_text(const operations::InstallPlan& plan) {
   if (plan.module_file && plan.module_file->target)
     out += "\nmodule:   " + plan.module_file->target->file.string() + " (" +
            std::string(syntax_name(plan.module_file->syntax)) + ")";
+  if (!plan.module_loads.empty()) {
+    out += "\nmodule loads:";
+    for (const auto& module : plan.module_loads) {
+      const bool missing =
+          std::ranges::find(plan.module_loads_missing, module) != plan.module_loads_missing.end();
+      out += "\n  " + module + (missing ? "  (in no module tree here)" : "  (installed)");
+    }
+  }
   if (plan.resolution) out += "\ndownloads: " + plan.download_area.string();
   return out + "\nnothing was downloaded or written (--dry-run)\n";
 }

@@ -17,12 +17,13 @@ namespace {
 
 struct ResolveCommand {
   operations::Selection selection;
+  operations::SiteModules site;
   OutputFormat format = OutputFormat::text;
 };
 
 void run_resolve(const ResolveCommand& command, CommandContext& context) {
   auto reporter = make_stderr_reporter(context.global.verbosity);
-  const auto report = operations::resolve(command.selection, *reporter);
+  const auto report = operations::resolve(command.selection, *reporter, command.site);
   switch (command.format) {
     case OutputFormat::json:
       context.out << resolve::to_json(report).dump(2) << '\n';
@@ -46,6 +47,13 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "they need and which EasyBuild modules provide it (downloads no wheel)");
   add_selection_options(*sub, command->selection, SpecArity::required);
   add_format_option(*sub, command->format, MarkdownOutput::yes);
+  sub->add_option("--eb-installpath", command->site.eb_installpath,
+                  "Read the site's installed modules under DIR/software, as install does, so the "
+                  "report names the modules install links (default: EasyBuild's configured "
+                  "installpath when its software directory exists; else the table alone)");
+  sub->add_option("--prefer-module", command->site.preferred,
+                  "An installed module to take for the CUDA libraries it holds before the "
+                  "others (repeatable)");
   sub->footer(
       "Example: wheelmod resolve torch==2.6.0 torchvision --toolchain foss-2024a --accelerator "
       "cuda");

@@ -28,7 +28,8 @@ std::string provider_text(const Dependency& d) {
     case DependencyResolution::chosen_wheel:
       return "wheel " + d.provider;
     case DependencyResolution::eb_module:
-      return "module " + d.provider + (d.provided_version ? " (" + *d.provided_version + ")" : "");
+      return "module " + d.provider + (d.provided_version ? " (" + *d.provided_version + ")" : "") +
+             (d.module_source.empty() ? "" : ", " + d.module_source);
     case DependencyResolution::bundled_wheel:
       return "bundled " + d.provider;
     case DependencyResolution::missing:

@@ -75,31 +75,6 @@ std::string homepage_of(const pep::CoreMetadata& metadata) {
   return first;
 }
 
-// Load order: the toolchain, Python, the accelerator's module, then the
-// others case-insensitively (EasyBuild loads the toolchain first, then the
-// dependencies in easyconfig order; wheelmod has no easyconfig order).
-// Under HierarchicalMNS, by the names the hierarchy gives them and without the toolchain
-// (module_naming.hpp, loads_toolchain).
-std::vector<std::string> dependencies_of(const prefix::Provenance& provenance,
-                                         const std::string& name,
-                                         const easybuild::ModuleNaming& naming) {
-  std::vector<std::string> rest = provenance.modules;
-  std::ranges::sort(rest, less_ignoring_case);
-  std::vector<std::string> order;
-  if (naming.loads_toolchain() && !provenance.toolchain_module.empty())
-    order.push_back(provenance.toolchain_module);
-  for (const auto* module : {&provenance.python_module, &provenance.cuda_module})
-    if (!module->empty()) order.push_back(*module);
-  order.insert(order.end(), rest.begin(), rest.end());
-  std::vector<std::string> out;
-  for (const auto& module : order) {
-    auto named = naming.name_of(module).name;
-    if (std::ranges::find(out, named) == out.end() && !named.starts_with(name + "/"))
-      out.push_back(std::move(named));
-  }
-  return out;
-}
-
 std::string first_pth_file(const fs::path& site_packages) {
   std::error_code error;
   std::vector<std::string> names;
@@ -173,6 +148,31 @@ std::string lmod_tcl_safe(std::string text) {
 
 }  // namespace
 
+// Load order: the toolchain, Python, the accelerator's module, then the
+// others case-insensitively (EasyBuild loads the toolchain first, then the
+// dependencies in easyconfig order; wheelmod has no easyconfig order).
+// Under HierarchicalMNS, by the names the hierarchy gives them and without the toolchain
+// (module_naming.hpp, loads_toolchain).
+std::vector<std::string> module_dependencies(const prefix::Provenance& provenance,
+                                             const std::string& name,
+                                             const easybuild::ModuleNaming& naming) {
+  std::vector<std::string> rest = provenance.modules;
+  std::ranges::sort(rest, less_ignoring_case);
+  std::vector<std::string> order;
+  if (naming.loads_toolchain() && !provenance.toolchain_module.empty())
+    order.push_back(provenance.toolchain_module);
+  for (const auto* module : {&provenance.python_module, &provenance.cuda_module})
+    if (!module->empty()) order.push_back(*module);
+  order.insert(order.end(), rest.begin(), rest.end());
+  std::vector<std::string> out;
+  for (const auto& module : order) {
+    auto named = naming.name_of(module).name;
+    if (std::ranges::find(out, named) == out.end() && !named.starts_with(name + "/"))
+      out.push_back(std::move(named));
+  }
+  return out;
+}
+
 namespace {
 
 pep::CoreMetadata read_metadata(const fs::path& file) {
@@ -232,7 +232,7 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
     out.description += "This module provides the official wheels of " + out.identity.name +
                        (origin.empty() ? "" : " from " + origin);
   }
-  out.dependencies = dependencies_of(provenance, out.identity.name, request.naming);
+  out.dependencies = module_dependencies(provenance, out.identity.name, request.naming);
   out.paths = load_environment(request.prefix);
 
   const std::string& python = provenance.python;

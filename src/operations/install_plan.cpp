@@ -92,22 +92,6 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
   throw error;
 }
 
-// The site's installed modules where the table gives a CUDA library none the site has (an
-// NVSHMEM for CUDA 13, a cuDNN of another version): they join the table's providers, said in a
-// note, so the resolution, relink, check and module file all use them.
-void add_installed_providers(easybuild::SiteConfig& config, const std::string& toolchain,
-                             const easybuild::ModuleLocator& locator,
-                             const std::vector<std::string>& preferred, Reporter& reporter) {
-  const auto* generation = config.find_generation(toolchain);
-  if (generation == nullptr) return;  // find_generation says so, with the known ones
-  for (auto& found : easybuild::installed_providers(*generation, locator, preferred)) {
-    reporter.on_note(found.provider.module + " provides " + found.soname + " (" + found.package +
-                     "): installed here; the " + generation->name +
-                     " table names no module the site has for it");
-    config.add_library_provider(toolchain, found.package, std::move(found.provider));
-  }
-}
-
 // Without --prefix: where `eb` would install the easyconfig `wheelmod easyconfig` writes for the
 // same selection (emit/installation_name.hpp).
 fs::path easybuild_prefix(const resolve::ResolveReport& report,
@@ -424,6 +408,12 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   plan.threads = options.threads;
   plan.patchelf = options.patchelf;
   plan.provenance = provenance_of(options, plan);
+  if (plan.module_file) {
+    plan.module_loads = emit::module_dependencies(
+        plan.provenance, emit::module_identity(plan.module_file->request).name,
+        plan.module_file->request.naming);
+    plan.module_loads_missing = missing_modules(plan.module_loads, plan.module_file->module_trees);
+  }
   if (plan.installed) settle_reinstall(plan, options);
   plan.download = options.download;
   plan.connection = options.selection.connection;

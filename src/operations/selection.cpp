@@ -201,6 +201,19 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
   return *generation;
 }
 
+void add_installed_providers(easybuild::SiteConfig& config, const std::string& toolchain,
+                             const easybuild::ModuleLocator& locator,
+                             const std::vector<std::string>& preferred, Reporter& reporter) {
+  const auto* generation = config.find_generation(toolchain);
+  if (generation == nullptr) return;  // find_generation says so, with the known ones
+  for (auto& found : easybuild::installed_providers(*generation, locator, preferred)) {
+    reporter.on_note(found.provider.module + " provides " + found.soname + " (" + found.package +
+                     "): installed here; the " + generation->name +
+                     " table names no module the site has for it");
+    config.add_library_provider(toolchain, found.package, std::move(found.provider));
+  }
+}
+
 resolve::ResolveReport resolve_selection(const Selection& given,
                                          const easybuild::SiteConfig& config, Reporter& reporter,
                                          std::function<bool(const std::string&)> module_installed) {

@@ -260,6 +260,10 @@ class DependencyMapper {
     dependency.provided_version = best->version;
     dependency.compatibility = verdict.compatibility;
     dependency.note = verdict.note;
+    dependency.module_source = installed ? "installed here" : "table";
+    if (best->installed_here)
+      dependency.note += (dependency.note.empty() ? "" : "; ") +
+                         std::string("the site's module; the table names none installed");
     return true;
   }
 

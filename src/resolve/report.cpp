@@ -44,13 +44,15 @@ json optional(const std::optional<std::string>& value) {
 }
 
 json dependency_json(const Dependency& d) {
-  return {{"requirement", d.requirement},
-          {"name", d.name},
-          {"resolution", resolution_text(d.resolution)},
-          {"provider", d.provider.empty() ? json(nullptr) : json(d.provider)},
-          {"provided_version", optional(d.provided_version)},
-          {"compatibility", compatibility_text(d.compatibility)},
-          {"note", d.note}};
+  json out{{"requirement", d.requirement},
+           {"name", d.name},
+           {"resolution", resolution_text(d.resolution)},
+           {"provider", d.provider.empty() ? json(nullptr) : json(d.provider)},
+           {"provided_version", optional(d.provided_version)},
+           {"compatibility", compatibility_text(d.compatibility)},
+           {"note", d.note}};
+  if (!d.module_source.empty()) out["module_source"] = d.module_source;
+  return out;
 }
 
 }  // namespace

@@ -236,6 +236,7 @@ Dependency Reader::dependency(const json& value, const std::string& path) const 
   field(o, path, "provided_version", d.provided_version, &Reader::nullable_text);
   field(o, path, "compatibility", d.compatibility, &Reader::compatibility);
   field(o, path, "note", d.note, &Reader::text);
+  if (o.contains("module_source")) field(o, path, "module_source", d.module_source, &Reader::text);
   return d;
 }
 

@@ -505,6 +505,11 @@ def dry_run(r):
     check(any(name.startswith("torch-2.6.0+cu126") for name in wheels), wheels)
     cudnn = [x for x in plan["relink"] if x["package"] == "nvidia-cudnn-cu12"]
     check(cudnn and cudnn[0]["module_libdir"].endswith("/lib"), plan["relink"])
+    # The module file's dependencies, each said present or not: the empty tree has none.
+    loads = plan["module_file"]["loads"]
+    check("foss/2024a" in loads and any(m.startswith("CUDA/") for m in loads), loads)
+    check(plan["module_file"]["missing"] == loads, plan["module_file"])
+    check("module loads:" in text and "foss/2024a  (in no module tree here)" in text, text)
     # The install with the same options does what the plan said.
     r.install("torch==2.6.0", prefix, *extra)
     with open(os.path.join(prefix, "easybuild", "wheelmod-install.log")) as handle:

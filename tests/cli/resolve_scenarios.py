@@ -14,6 +14,7 @@ WHEELMOD_UPDATE_GOLDEN=1 to rewrite the golden files, then review the diff.
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -397,7 +398,41 @@ def http(r):
           f"at least {pages} pages and {pep658} .metadata files answered 304: {again.stderr}")
 
 
+def site_modules(r):
+    """resolve names the modules install links. With the site read (--eb-installpath), the
+    sample tree's cuDNN/9.5.0.50-CUDA-12.6.0 (the table's first, 9.5.1.17, is not installed
+    there), marked "installed here"; without, the table's cuDNN/9.5.1.17, marked "table". An
+    install at that site records the very modules resolve named."""
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    selection = ["torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator", "cuda", "--python",
+                 python, "--arch", "x86_64", "--glibc", "2.28"]
+
+    def cudnn(report):
+        return next(d for w in report["wheels"] for d in w["dependencies"]
+                    if d["name"] == "nvidia-cudnn-cu12")
+
+    table = cudnn(r.json(*selection))
+    check(table["provider"] == "cuDNN/9.5.1.17-CUDA-12.6.0" and table["module_source"] == "table",
+          table)
+    site_report = r.json(*selection, "--eb-installpath", r.sample)
+    here = cudnn(site_report)
+    check(here["provider"] == "cuDNN/9.5.0.50-CUDA-12.6.0"
+          and here["module_source"] == "installed here", here)
+    prefix = os.path.join(tempfile.mkdtemp(prefix="wheelmod-site-modules-"), "PyTorch", "2.6.0")
+    try:
+        run_expecting([r.wheelmod, "-q", "install", *selection, "--index", r.index, "--cache-dir",
+                       r.cache, "--eb-installpath", r.sample, "--python-exe", sys.executable,
+                       "--prefix", prefix], 0, timeout=300)
+        with open(os.path.join(prefix, "easybuild", "wheelmod-install.json")) as handle:
+            installed = json.load(handle)["modules"]
+        check(sorted(installed) == sorted(site_report["modules"]),
+              f"install linked {installed}, resolve named {site_report['modules']}")
+    finally:
+        shutil.rmtree(os.path.dirname(os.path.dirname(prefix)), ignore_errors=True)
+
+
 SCENARIOS = {f.__name__: f for f in (
+    site_modules,
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,

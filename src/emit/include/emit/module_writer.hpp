@@ -16,6 +16,10 @@
 #include "easybuild/module_naming.hpp"
 #include "emit/templates.hpp"
 
+namespace wheelmod::prefix {
+struct Provenance;
+}
+
 namespace wheelmod::emit {
 
 enum class ModuleSyntax { lua, tcl };
@@ -54,6 +58,13 @@ struct ModuleIdentity {
   std::string subdir;  // "" (EasyBuildMNS), MPI/GCC/13.3.0/OpenMPI/5.0.3 (HierarchicalMNS)
 };
 ModuleIdentity module_identity(const ModuleRequest& request);
+
+/// The modules the module file of an installation `name` (PyTorch) loads, in load order: the
+/// toolchain (unless the naming scheme's hierarchy implies it), Python, the accelerator's module,
+/// then the provenance's other modules case-insensitively, each by the name `naming` gives it.
+std::vector<std::string> module_dependencies(const prefix::Provenance& provenance,
+                                             const std::string& name,
+                                             const easybuild::ModuleNaming& naming);
 
 struct ModuleExtension {
   std::string name;

@@ -108,6 +108,9 @@ struct InstallPlan {
   /// What the prefix holds, when it is a wheelmod installation (its provenance).
   std::optional<prefix::Provenance> installed;
   std::optional<ModuleFilePlan> module_file;  // --module: where, in which syntax
+  /// --module: the modules the file will load, and those of them no module tree here has.
+  std::vector<std::string> module_loads;
+  std::vector<std::string> module_loads_missing;
   // How the wheels are fetched.
   DownloadSettings download;
   ConnectionSettings connection;

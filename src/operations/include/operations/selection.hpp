@@ -12,6 +12,7 @@
 #include "core/environment.hpp"
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
+#include "easybuild/library_map.hpp"
 #include "net/download.hpp"
 #include "resolve/report.hpp"
 
@@ -61,6 +62,14 @@ struct Selection {
   /// its own, and the operation reads no other.
   Getenv getenv = process_environment();
 };
+
+/// The site's installed modules where the table gives a CUDA library none the site has (an
+/// NVSHMEM for CUDA 13, a cuDNN of another version; easybuild::installed_providers, `preferred`
+/// first): added to `config`'s generation of `toolchain` as its providers, each said in a note,
+/// so the resolution, relink, check and module file all use them. resolve and install alike.
+void add_installed_providers(easybuild::SiteConfig& config, const std::string& toolchain,
+                             const easybuild::ModuleLocator& locator,
+                             const std::vector<std::string>& preferred, Reporter& reporter);
 
 struct DownloadSettings {
   unsigned jobs = 4;  // 1 to 64

@@ -53,6 +53,9 @@ struct Dependency {
   std::optional<std::string> provided_version;
   Compatibility compatibility = Compatibility::unknown;
   std::string note;  // why: "same major (9)", "wants ==1.13.1, module has 1.13.3"
+  /// For a CUDA library's module: "installed here" when the site's modules were read and it is
+  /// there (the table's or one the site adds), "table" when only the table names it.
+  std::string module_source;
 };
 
 struct ChosenWheel {
