@@ -66,6 +66,7 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
   sub->get_option("--glibc")->description(
       "Target glibc 2.NN (default: 2.28, RHEL 8 and manylinux_2_28)");
   add_download_options(*sub, options.download);
+  add_site_modules_options(*sub, options.site);
   sub->add_option("--output-dir", options.output_dir,
                   "Directory for the .eb files (created when missing)")
       ->required();

@@ -47,13 +47,7 @@ CommandRunner add_resolve_command(CLI::App& app) {
       "they need and which EasyBuild modules provide it (downloads no wheel)");
   add_selection_options(*sub, command->selection, SpecArity::required);
   add_format_option(*sub, command->format, MarkdownOutput::yes);
-  sub->add_option("--eb-installpath", command->site.eb_installpath,
-                  "Read the site's installed modules under DIR/software, as install does, so the "
-                  "report names the modules install links (default: EasyBuild's configured "
-                  "installpath when its software directory exists; else the table alone)");
-  sub->add_option("--prefer-module", command->site.preferred,
-                  "An installed module to take for the CUDA libraries it holds before the "
-                  "others (repeatable)");
+  add_site_modules_options(*sub, command->site);
   sub->footer(
       "Example: wheelmod resolve torch==2.6.0 torchvision --toolchain foss-2024a --accelerator "
       "cuda");

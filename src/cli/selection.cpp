@@ -89,6 +89,16 @@ void add_connection_options(CLI::App& sub, operations::ConnectionSettings& setti
                  "CURL_CA_BUNDLE, the system's)");
 }
 
+void add_site_modules_options(CLI::App& sub, operations::SiteModules& site) {
+  sub.add_option("--eb-installpath", site.eb_installpath,
+                 "Read the site's installed modules under DIR/software, as install does, so the "
+                 "modules named are those install links (default: EasyBuild's configured "
+                 "installpath when its software directory exists; else the table alone)");
+  sub.add_option("--prefer-module", site.preferred,
+                 "An installed module to take for the CUDA libraries it holds before the others "
+                 "(repeatable)");
+}
+
 void add_page_timeout_option(CLI::App& sub, unsigned& seconds) {
   // A total limit: the stall timeout never fires on a page that trickles a byte at a time.
   sub.add_option("--page-timeout", seconds,

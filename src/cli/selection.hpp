@@ -21,6 +21,10 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
 /// Registers --page-timeout (seconds, 1 to 86400) on a command that reads index pages.
 void add_page_timeout_option(CLI::App& sub, unsigned& seconds);
 
+/// --eb-installpath and --prefer-module of the commands that name modules without installing
+/// (resolve, easyconfig): the site's modules read as install reads them.
+void add_site_modules_options(CLI::App& sub, operations::SiteModules& site);
+
 /// Registers --stall-timeout and --cacert, for every request (pages and downloads).
 void add_connection_options(CLI::App& sub, operations::ConnectionSettings& settings);
 

@@ -120,9 +120,9 @@ emit::StackRequest stack_request(const EasyconfigOptions& options,
 
 // One resolution per architecture, all of one variant: an easyconfig
 // installs one.
-std::map<std::string, resolve::ResolveReport> resolve_arches(const EasyconfigOptions& options,
-                                                             const easybuild::SiteConfig& config,
-                                                             Reporter& reporter) {
+std::map<std::string, resolve::ResolveReport> resolve_arches(
+    const EasyconfigOptions& options, const easybuild::SiteConfig& config,
+    const std::function<bool(const std::string&)>& installed, Reporter& reporter) {
   const auto& selection = options.selection;
   std::map<std::string, resolve::ResolveReport> reports;
   const auto arches =
@@ -132,7 +132,7 @@ std::map<std::string, resolve::ResolveReport> resolve_arches(const EasyconfigOpt
     one.arch = arch;
     if (one.glibc.empty()) one.glibc = k_default_glibc;
     try {
-      reports.emplace(arch, resolve_selection(one, config, reporter));
+      reports.emplace(arch, resolve_selection(one, config, reporter, installed));
     } catch (const UnsatisfiableError& error) {
       throw UnsatisfiableError(error.subject() + " (" + arch + ")", error.cause(),
                                "the easyconfig covers " + std::string(k_default_arches) +
@@ -252,9 +252,10 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   if (selection.no_deps)
     throw UsageError("--no-deps",
                      "an easyconfig needs the wheels' requirements to map its dependencies");
-  const auto config = load_site_config(selection.config_dir, selection.toolchain);
+  auto config = load_site_config(selection.config_dir, selection.toolchain);
+  const auto installed = read_site(config, selection, options.site, reporter);
   auto request = stack_request(options, find_generation(config, selection.toolchain));
-  request.reports = resolve_arches(options, config, reporter);
+  request.reports = resolve_arches(options, config, installed, reporter);
   request.variant = request.reports.begin()->second.variant.variant;
 
   EasyconfigResult result;

@@ -13,6 +13,7 @@
 #include "index_client/accelerator.hpp"
 #include "net/fetcher.hpp"
 #include "operations/index_setting.hpp"
+#include "operations/site.hpp"
 #include "pep/requirement.hpp"
 #include "pep/version.hpp"
 #include "resolve/resolver.hpp"
@@ -212,6 +213,23 @@ void add_installed_providers(easybuild::SiteConfig& config, const std::string& t
                      " table names no module the site has for it");
     config.add_library_provider(toolchain, found.package, std::move(found.provider));
   }
+}
+
+std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
+                                                  const Selection& selection,
+                                                  const SiteModules& site, Reporter& reporter) {
+  const auto settings = site_settings(site.eb_installpath, selection.getenv);
+  std::error_code error;
+  const bool site_known = !site.eb_installpath.empty() ||
+                          (settings.software.origin != "EasyBuild's default" &&
+                           std::filesystem::is_directory(settings.software.value, error));
+  if (!site_known) return {};
+  auto locator = easybuild::environment_locator(std::filesystem::path(settings.software.value),
+                                                selection.getenv);
+  add_installed_providers(config, selection.toolchain, locator, site.preferred, reporter);
+  return [locator = std::move(locator)](const std::string& module) {
+    return locator.root_of(module).has_value();
+  };
 }
 
 resolve::ResolveReport resolve_selection(const Selection& given,

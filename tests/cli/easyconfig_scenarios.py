@@ -380,8 +380,24 @@ def site_template(r):
         check(f.read() == "# site: 'PyTorch'\nname = 'PyTorch'\n", "the site template was not used")
 
 
+def site_modules(r):
+    """With the site read (--eb-installpath), the easyconfig names the cuDNN the site has
+    (9.5.0.50, where the table's first is 9.5.1.17), as resolve and install do; without, the
+    table's."""
+    def cudnn(out):
+        params = r.checked(out)[PYTORCH]["x86_64"]
+        return [dep for dep in params["dependencies"] if dep[0] == "cuDNN"]
+
+    table, _ = r.generate("table", "torch==2.6.0", *CUDA, "--metadata", "strip")
+    check([dep[1] for dep in cudnn(table)] == ["9.5.1.17"], cudnn(table))
+    here, _ = r.generate("here", "torch==2.6.0", *CUDA, "--metadata", "strip", "--eb-installpath",
+                         r.sample)
+    check([dep[1] for dep in cudnn(here)] == ["9.5.0.50"], cudnn(here))
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
-                                     with_relink, strip, sanity_commands, errors, site_template)}
+                                     with_relink, strip, sanity_commands, errors, site_template,
+                                     site_modules)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}

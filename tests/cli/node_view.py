@@ -12,6 +12,10 @@ RPATHs wheelmod writes. A command run through NodeView.wrap() runs in a private 
     EasyBuild tree whose links into the CUDA tree now point at a bind mount of it (`alias`) that
     nothing else names.
 
+Without `sample_software` nothing is copied: a scenario whose modules are the sample's CUDA 12
+stand-ins (regular files) runs its commands in the view as they are (scenario_support's
+in_node_view, WHEELMOD_TEST_NODE_VIEW=1).
+
 NodeView() raises Skipped saying why when this cannot be made (not root, no unshare, no mount
 namespaces): a scenario that needs it is then skipped, not passed.
 """
@@ -82,8 +86,11 @@ class NodeView:
                                text=True)
         if built.returncode != 0:
             raise Skipped(f"ldconfig could not build the node's cache: {built.stderr.strip()}")
+        # Without a tree to copy (the scenarios whose modules hold no link into the host's CUDA,
+        # run whole in the view): only the cache and the empty CUDA tree.
         self.software = os.path.join(self.root, "software")
-        self._copy_tree(sample_software, self.software)
+        if sample_software:
+            self._copy_tree(sample_software, self.software)
         probe = subprocess.run(self.wrap(["ldconfig", "-p"]), capture_output=True, text=True)
         if probe.returncode != 0:
             raise Skipped("no private mount namespace here (unshare -m: "

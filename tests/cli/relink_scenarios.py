@@ -179,9 +179,14 @@ def not_a_prefix(r):
 SCENARIOS = {f.__name__: f for f in (cuda_modules, dry_run, waits_for_install_lock, missing_module, check_before_after,
                                       not_a_prefix)}
 
+# How CTest runs them (--list): the relinks and checks of CUDA libraries run a second time where a
+# compute node stands (node_view: no host CUDA in the linker cache).
+CTEST = {name: {"node_view": True} for name in ("cuda_modules", "missing_module",
+                                                  "check_before_after")}
+
 
 def main():
-    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner)
+    return scenario_main(__doc__.splitlines()[0], SCENARIOS, Runner, ctest=CTEST)
 
 
 if __name__ == "__main__":

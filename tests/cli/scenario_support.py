@@ -73,9 +73,30 @@ def anchors(page):
     return parser.links
 
 
+_NODE_VIEW = []  # the process's NodeView under WHEELMOD_TEST_NODE_VIEW, made on first use
+
+
+def in_node_view(command):
+    """`command` as it runs: in a compute node's view under WHEELMOD_TEST_NODE_VIEW=1 (the
+    .node_view registrations: no host CUDA in the linker cache, the CUDA tree empty), else as
+    given. The view is made once a process; where it cannot be, the scenario is Skipped."""
+    if os.environ.get("WHEELMOD_TEST_NODE_VIEW") != "1":
+        return list(command)
+    if not _NODE_VIEW:
+        import atexit
+        import shutil
+        import tempfile
+        from node_view import NodeView
+        work = tempfile.mkdtemp(prefix="wheelmod-node-view-")
+        atexit.register(shutil.rmtree, work, True)
+        _NODE_VIEW.append(NodeView(work, None))
+    return _NODE_VIEW[0].wrap(command)
+
+
 def run_expecting(command, expect=0, timeout=120, env=None, cwd=None):
-    """Runs `command` (in `cwd`), prints it with its exit code, and fails (printing its
-    output) unless it exits with `expect`."""
+    """Runs `command` (in `cwd`; in the node view under WHEELMOD_TEST_NODE_VIEW), prints it with
+    its exit code, and fails (printing its output) unless it exits with `expect`."""
+    command = in_node_view(command)
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
                             cwd=cwd)
     print("ran:", " ".join(command), "->", result.returncode)
@@ -89,12 +110,15 @@ def run_expecting(command, expect=0, timeout=120, env=None, cwd=None):
 # besides --wheelmod and --sample, in that order (tests/cli/CMakeLists.txt maps each to its
 # value, and registers the scenario only where all of them have one), the CTest fixtures it
 # needs, its timeout in seconds.
-CTEST_SETTINGS = ("options", "fixtures", "timeout")
+CTEST_SETTINGS = ("options", "fixtures", "timeout", "node_view")
 
 
 def ctest_listing(scenarios, ctest, known_options):
     """The lines `--list` prints, one per scenario in the order of `scenarios`:
-    `NAME [options=--a,--b] [fixtures=x,y] [timeout=SECONDS]`, fields separated by one space.
+    `NAME [options=--a,--b] [fixtures=x,y] [timeout=SECONDS] [node_view=1]`, fields separated by
+    one space. node_view: CTest registers the scenario a second time (NAME.node_view) with
+    WHEELMOD_TEST_NODE_VIEW=1, under which run_expecting runs every command in a compute node's
+    view (node_view.py).
     `ctest` maps a scenario's name to its settings (CTEST_SETTINGS); the settings of "*" apply
     to every scenario, a scenario's own replace them key by key. Raises ValueError when `ctest`
     names no scenario of `scenarios`, a setting is unknown, or an option is not one of
@@ -133,6 +157,11 @@ def ctest_listing(scenarios, ctest, known_options):
             if not isinstance(timeout, int) or isinstance(timeout, bool) or timeout <= 0:
                 raise ValueError(f"{name}: timeout {timeout!r} is not a positive whole number")
             fields.append(f"timeout={timeout}")
+        node_view = settings.get("node_view", False)
+        if not isinstance(node_view, bool):
+            raise ValueError(f"{name}: node_view {node_view!r} is not True or False")
+        if node_view:
+            fields.append("node_view=1")
         lines.append(" ".join(fields))
     return lines
 

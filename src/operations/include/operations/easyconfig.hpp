@@ -24,6 +24,7 @@ struct EasyconfigOptions {
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;  // as install
   bool with_relink = false;  // postinstallcmds run `wheelmod relink` and `check`
   bool force = false;        // replace .eb files that exist
+  SiteModules site;          // --eb-installpath, --prefer-module: the site's modules, as resolve
 };
 
 struct WrittenEasyconfig {

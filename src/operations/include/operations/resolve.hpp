@@ -11,14 +11,6 @@
 
 namespace wheelmod::operations {
 
-/// Where resolve reads the site's installed modules, so that it names the modules install then
-/// links: --eb-installpath, else EasyBuild's configured installpath when its software directory
-/// exists (and the loaded modules' EBROOT*). Neither: the table alone names them ("table").
-struct SiteModules {
-  std::string eb_installpath;
-  std::vector<std::string> preferred;  // --prefer-module
-};
-
 /// Throws as resolve_selection does.
 resolve::ResolveReport resolve(const Selection& selection, Reporter& reporter,
                                const SiteModules& site = {});

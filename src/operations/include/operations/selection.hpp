@@ -71,6 +71,22 @@ void add_installed_providers(easybuild::SiteConfig& config, const std::string& t
                              const easybuild::ModuleLocator& locator,
                              const std::vector<std::string>& preferred, Reporter& reporter);
 
+/// Where resolve and easyconfig read the site's installed modules, so that they name the modules
+/// install then links: --eb-installpath, else EasyBuild's configured installpath when its
+/// software directory exists (and the loaded modules' EBROOT*). Neither: the table alone names
+/// them ("table").
+struct SiteModules {
+  std::string eb_installpath;
+  std::vector<std::string> preferred;  // --prefer-module
+};
+
+/// Reads the site as SiteModules says: its installed providers added to `config`
+/// (add_installed_providers), and the `module_installed` predicate resolve_selection takes;
+/// an empty function when no site is named or configured.
+std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
+                                                  const Selection& selection,
+                                                  const SiteModules& site, Reporter& reporter);
+
 struct DownloadSettings {
   unsigned jobs = 4;  // 1 to 64
   unsigned retries = 5;
