@@ -35,6 +35,9 @@ class Runner:
         with open(os.path.join(args.sample, "MANIFEST.json")) as f:
             self.manifest = json.load(f)
 
+    def close(self):
+        shutil.rmtree(self.cache, ignore_errors=True)
+
     def run(self, *args, index=None, expect=0):
         command = [self.wheelmod, "resolve", "--index", index or self.index,
                    "--cache-dir", self.cache, *args]
