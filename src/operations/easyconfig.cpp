@@ -118,8 +118,21 @@ emit::StackRequest stack_request(const EasyconfigOptions& options,
   return request;
 }
 
-// One resolution per architecture, all of one variant: an easyconfig
-// installs one.
+// Whether CUDA variants `a` and `b` (cu129, cu128) both run on the same CUDA module of the
+// generation of `toolchain` (easybuild::cuda_module_serving: the same major, not older): the
+// easyconfig's sources are chosen per ARCH, its dependencies are that module's.
+bool same_cuda_module(const easybuild::SiteConfig& config, const std::string& toolchain,
+                      const std::string& a, const std::string& b) {
+  const auto* generation = config.find_generation(toolchain);
+  const auto cuda_a = index_client::cuda_version_of_variant(a);
+  const auto cuda_b = index_client::cuda_version_of_variant(b);
+  if (generation == nullptr || !cuda_a || !cuda_b) return false;
+  const auto module_a = easybuild::cuda_module_serving(*generation, *cuda_a);
+  return module_a && module_a == easybuild::cuda_module_serving(*generation, *cuda_b);
+}
+
+// One resolution per architecture, all of one variant or of variants one CUDA module runs: an
+// easyconfig installs for one.
 std::map<std::string, resolve::ResolveReport> resolve_arches(
     const EasyconfigOptions& options, const easybuild::SiteConfig& config,
     const std::function<bool(const std::string&)>& installed, Reporter& reporter) {
@@ -139,12 +152,14 @@ std::map<std::string, resolve::ResolveReport> resolve_arches(
                                    " unless --arch names fewer; e.g. --arch x86_64");
     }
     const auto& first = reports.at(arches.front()).variant.variant;
-    if (const auto& variant = reports.at(arch).variant.variant; variant != first)
+    if (const auto& variant = reports.at(arch).variant.variant;
+        variant != first && !same_cuda_module(config, selection.toolchain, first, variant))
       throw UnsatisfiableError(
           "--accelerator " + selection.accelerator,
-          arches.front() + " resolves to " + first + ", " + arch + " to " + variant,
-          "one easyconfig installs one variant: name it (e.g. --accelerator " + first +
-              ") or fewer architectures with --arch");
+          arches.front() + " resolves to " + first + ", " + arch + " to " + variant +
+              ", which no one CUDA module of the generation runs",
+          "one easyconfig installs for one CUDA module: name a variant (e.g. --accelerator " +
+              first + ") or fewer architectures with --arch");
   }
   return reports;
 }
@@ -209,17 +224,29 @@ std::string shipped_gcccores() {
   return out.empty() ? "no version" : out;
 }
 
+// An easyconfig of `plan` already in `dir` is refused without --force. Asked once the
+// resolution names the files and again before writing: a re-run stops before it downloads a wheel
+// to hash it.
+void refuse_existing(const emit::EasyconfigPlan& plan, const fs::path& dir, bool force) {
+  if (force) return;
+  for (const auto& easyconfig : plan.easyconfigs) {
+    const auto path = dir / emit::easyconfig_file_name(easyconfig);
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(path, error)))
+      throw UsageError(path.string(), "already exists",
+                       "pass --force to replace it, or choose another --output-dir");
+  }
+}
+
 // All files are checked before any is written and written together: a run
 // never leaves a half-written .eb, nor replaces one without --force.
 std::vector<WrittenEasyconfig> write_easyconfigs(
     const emit::EasyconfigPlan& plan, const emit::TemplateSet& templates, const fs::path& dir,
     bool force, const std::optional<std::pair<WrittenEasyconfig, std::string>>& own) {
+  refuse_existing(plan, dir, force);
   std::vector<WrittenEasyconfig> written;
   for (const auto& easyconfig : plan.easyconfigs) {
     const auto path = dir / emit::easyconfig_file_name(easyconfig);
-    if (!force && fs::exists(path))
-      throw UsageError(path.string(), "already exists",
-                       "pass --force to replace it, or choose another --output-dir");
     written.push_back({path, easyconfig.name, easyconfig.version, easyconfig.versionsuffix,
                        easyconfig.toolchain.name + "-" + easyconfig.toolchain.version});
   }
@@ -266,6 +293,9 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   if (error)
     throw IoError(result.output_dir.string(),
                   "cannot create the output directory: " + error.message());
+  // The files' names are the resolution's: an existing one stops the run before any wheel is
+  // downloaded for its hash.
+  refuse_existing(emit::plan_easyconfigs(request), result.output_dir, options.force);
   result.computed_sha256 =
       fill_missing_hashes(request.reports, options, result.output_dir, reporter);
   const auto plan = emit::plan_easyconfigs(request);

@@ -27,7 +27,8 @@ import sys
 import tempfile
 import zipfile
 
-from scenario_support import Failure, check, run_expecting, scenario_main
+from scenario_support import (Failure, check, run_expecting, scenario_main, serve_locally,
+                              stop_server)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "easyconfig"))
@@ -225,6 +226,34 @@ def missing_hash(r):
     bundle = files["PyTorch-bundle-2.5.1-foss-2023a-CUDA-12.4.0-whl.eb"]["x86_64"]
     r.check_checksums(bundle)
     check(ext(bundle, "torchaudio")[2]["checksums"] == [computed[name]], "the computed sha256 is the checksum")
+    # Again into the same directory, from the index served over HTTP with an empty cache:
+    # refused (exit 2) before the wheel without a hash is requested again.
+    import functools
+    import http.server
+    requested = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        # A whole wheel (no Range header) is a download; ranges read the METADATA of a wheel
+        # the index has no .metadata file for, while resolving.
+        def do_GET(self):
+            if self.path.split("?")[0].endswith(".whl") and "Range" not in self.headers:
+                requested.append(self.path)
+            return super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    server = serve_locally(functools.partial(Handler, directory=r.sample))
+    try:
+        command = [r.wheelmod, "-q", "easyconfig", "torch==2.5.1", "torchaudio", "--toolchain",
+                   "foss-2023a", "--accelerator", "cu124", "--arch", "x86_64", "--index",
+                   f"http://127.0.0.1:{server.server_address[1]}/whl/", "--cache-dir",
+                   os.path.join(r.work, "nohash-cache-again"), "--output-dir", out]
+        again = run_expecting(command, 2)
+    finally:
+        stop_server(server)
+    check("already exists" in again.stderr, again.stderr)
+    check(not requested, f"wheels downloaded before refusing: {requested}")
 
 
 def deterministic(r):
@@ -380,6 +409,24 @@ def site_template(r):
         check(f.read() == "# site: 'PyTorch'\nname = 'PyTorch'\n", "the site template was not used")
 
 
+def cuda_across_arches(r):
+    """--accelerator cuda for foss-2025b: x86_64 resolves to cu129, aarch64 to cu128 (the index
+    has no aarch64 cu129 torch 2.10), both run by the generation's CUDA/12.9.1: one easyconfig,
+    each architecture's sources from its own variant. (Before: exit 3.)"""
+    out, _ = r.generate("arches", "torch==2.10.0", "torchvision", "torchaudio", "--toolchain",
+                        "foss-2025b", "--accelerator", "cuda")
+    files = r.checked(out)
+    name = next(n for n in files if n.startswith("PyTorch-2.10.0-foss-2025b-CUDA-12.9.1"))
+    for arch, variant in (("x86_64", "cu129"), ("aarch64", "cu128")):
+        params = files[name][arch]
+        source = ext(params, "torch")[2]["sources"][0]
+        check(f"+{variant}-" in source["filename"] and arch in source["filename"],
+              f"{arch}: {source}")
+        r.check_checksums(params)
+        check(("CUDA", "12.9.1", "", check_easyconfig.SYSTEM) in params["dependencies"],
+              params["dependencies"])
+
+
 def site_modules(r):
     """With the site read (--eb-installpath), the easyconfig names the cuDNN the site has
     (9.5.0.50, where the table's first is 9.5.1.17), as resolve and install do; without, the
@@ -397,7 +444,7 @@ def site_modules(r):
 
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template,
-                                     site_modules)}
+                                     cuda_across_arches, site_modules)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}
