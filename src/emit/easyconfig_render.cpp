@@ -281,6 +281,20 @@ nlohmann::json easyconfig_context(const Easyconfig& easyconfig) {
     if (context["dependencies"].is_null()) context["dependencies"] = block({});
   }
   auto extensions = extension_lines(easyconfig);
+  // A file for one architecture whose wheels are built for it: on any other, `eb` stops while
+  // parsing (KeyError, as easybuild-easyconfigs' binary installs do with local_archs[ARCH])
+  // instead of fetching wheels that `pip install` refuses on the node.
+  const bool platform_wheels = std::ranges::any_of(easyconfig.extensions, [](const auto& e) {
+    return std::ranges::any_of(
+        e.files, [](const auto& entry) { return !entry.second.filename.ends_with("-any.whl"); });
+  });
+  if (easyconfig.arches.size() == 1 && platform_wheels) {
+    const auto arch = python_string(easyconfig.arches.front());
+    extensions.locals.insert(extensions.locals.begin(),
+                             {"# wheelmod: wheels for " + easyconfig.arches.front() +
+                                  " only; on another architecture eb stops here",
+                              "local_wheel_arch = {" + arch + ": " + arch + "}[ARCH]", ""});
+  }
   if (!extensions.locals.empty()) context["exts_locals"] = block(std::move(extensions.locals));
   if (extensions.per_arch) context["exts_tail"] = " + local_arch_exts[ARCH]";
   context["exts_list"] = block(std::move(extensions.items));

@@ -226,6 +226,12 @@ def missing_hash(r):
     bundle = files["PyTorch-bundle-2.5.1-foss-2023a-CUDA-12.4.0-whl.eb"]["x86_64"]
     r.check_checksums(bundle)
     check(ext(bundle, "torchaudio")[2]["checksums"] == [computed[name]], "the computed sha256 is the checksum")
+    # An x86_64-only file stops on another architecture as it is parsed (the KeyError of
+    # local_wheel_arch), before eb fetches x86_64 wheels there.
+    for file in files:
+        problems, _ = check_easyconfig.check_file(os.path.join(out, file), ("aarch64",))
+        check(any("no entry 'aarch64'" in problem for problem in problems),
+              f"{file} evaluates on aarch64: {problems}")
     # Again into the same directory, from the index served over HTTP with an empty cache:
     # refused (exit 2) before the wheel without a hash is requested again.
     import functools
