@@ -77,29 +77,16 @@ show wheelmod --version
 # foss-2026.1 with CUDA 13: torch 2.12 from the cu130 directory.
 # Its Requires-Dist names NVIDIA's CUDA 13 wheels (nvidia-cublas,
 # nvidia-cudnn-cu13, ...): each is mapped to the generation's module (CUDA,
-# cuDNN, NCCL, cuSPARSELt), none is downloaded. easybuild-easyconfigs has no
-# NVSHMEM module for CUDA 13, so the site names its own with --config.
-mkdir -p "$work/site"
-cat >"$work/site/eb-dependencies.yaml" <<'EOF'
-schema: 1
-generations:
-  '2026.1':
-    cuda:
-      nvidia-nvshmem-cu13:
-        wheel_libdir: 'nvidia/nvshmem/lib'
-        libraries: ['libnvshmem_host.so.3']
-        provided_by:
-          - {module: 'NVSHMEM/3.4.5-gompi-2026.1-CUDA-13.3.0', name: NVSHMEM,
-             version: '3.4.5', libdir: 'lib', cuda: '13.3.0'}
-EOF
-show cat site/eb-dependencies.yaml
-cat "$work/site/eb-dependencies.yaml"
+# cuDNN, NCCL, cuSPARSELt), none is downloaded. The table of 2026.1 names
+# no NVSHMEM module for CUDA 13 (easybuild-easyconfigs has none); the site
+# has built one, and with --eb-installpath wheelmod reads the site's modules
+# and takes it ("installed here"), as install will.
 # foss-2026.1's Python is 3.14; this machine runs the cp313 wheels, so the
 # target is Python 3.13. Nothing is downloaded but pages and metadata.
-eb2026=(--toolchain foss-2026.1 --accelerator cu130 --python 3.13 --config "$work/site")
-show wheelmod resolve torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --config site/ --index SAMPLE/whl
-"$wheelmod" -q resolve torch==2.12.0 "${eb2026[@]}" "${x86[@]}" --index "$index" \
-  --cache-dir "$cache" | short
+eb2026=(--toolchain foss-2026.1 --accelerator cu130 --python 3.13)
+show wheelmod resolve torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --eb-installpath SAMPLE --index SAMPLE/whl
+"$wheelmod" -q resolve torch==2.12.0 "${eb2026[@]}" "${x86[@]}" --eb-installpath "$sample" \
+  --index "$index" --cache-dir "$cache" | short
 
 prefix2026="$work/software/PyTorch/2.12.0-foss-2026.1-CUDA-13.3.0-whl"
 if [ "${cuda13%%:*}" = no ]; then
@@ -116,7 +103,7 @@ else
   done | short
   # Install in one step: resolve, fetch, unpack with every RECORD hash
   # checked, relink at the CUDA 13 modules, byte-compile, check.
-  show wheelmod install torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --config site/ --eb-installpath SAMPLE --prefix software/PyTorch/2.12.0-foss-2026.1-CUDA-13.3.0-whl
+  show wheelmod install torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --eb-installpath SAMPLE --prefix software/PyTorch/2.12.0-foss-2026.1-CUDA-13.3.0-whl
   "$wheelmod" -q install torch==2.12.0 "${eb2026[@]}" "${x86[@]}" --index "$index" \
     --cache-dir "$cache" --eb-installpath "$sample" "${compile[@]}" --prefix "$prefix2026" | short
   show readelf -d .../torch/lib/libtorch_cuda.so "  # its RPATH, a directory a line"
@@ -250,8 +237,9 @@ show wheelmod mirror mirror.yaml --dest mirror/
   | sed -E 's|packages/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{60}/|packages/../../…/|' | short
 show wheelmod mirror mirror.yaml --dest mirror/ '# again'
 "$wheelmod" -q mirror "$work/mirror.yaml" --dest "$work/mirror" | grep -v '^note:'
-show wheelmod resolve torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --config site/ --index file:///.../mirror '|' grep url:
-"$wheelmod" -q resolve torch==2.12.0 "${eb2026[@]}" "${x86[@]}" --index "file://$work/mirror" \
+show wheelmod resolve torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --python 3.13 --eb-installpath SAMPLE --index file:///.../mirror '|' grep url:
+"$wheelmod" -q resolve torch==2.12.0 "${eb2026[@]}" "${x86[@]}" --eb-installpath "$sample" \
+  --index "file://$work/mirror" \
   --cache-dir "$work/cache-mirror" | grep 'url:' | short
 
 # ---------------------------------------------------------------------------
@@ -315,9 +303,9 @@ load_module "$prefix2025" PyTorch/2.10.0-foss-2025b-CUDA-12.9.1-whl
 # architectures' wheels with their sha256, dependencies mapped to the
 # generation's modules, sanity checks that import torch. For foss-2026.1
 # they are for its own Python, 3.14 (the sample has cp314 wheels of 2.12).
-show wheelmod easyconfig torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --config site/ --output-dir easyconfigs/
+show wheelmod easyconfig torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 --eb-installpath SAMPLE --output-dir easyconfigs/
 "$wheelmod" -q easyconfig torch==2.12.0 --toolchain foss-2026.1 --accelerator cu130 \
-  --config "$work/site" --index "$index" --cache-dir "$cache" --output-dir "$work/easyconfigs" \
+  --eb-installpath "$sample" --index "$index" --cache-dir "$cache" --output-dir "$work/easyconfigs" \
   | short
 show wheelmod easyconfig torch==2.10.0 torchvision torchaudio --toolchain foss-2025b --accelerator cuda --arch x86_64 --output-dir easyconfigs/
 "$wheelmod" -q easyconfig "${stack[@]}" --toolchain foss-2025b --accelerator cuda --arch x86_64 \

@@ -83,10 +83,8 @@ void require_hashes(const resolve::ResolveReport& report) {
 }  // namespace
 
 FetchResult fetch(const FetchOptions& options, Reporter& next) {
-  if (options.from_report.empty() == options.selection.specs.empty())
-    throw UsageError("fetch",
-                     options.from_report.empty() ? "nothing to fetch: give SPEC... or --from-report"
-                                                 : "give SPEC... or --from-report, not both",
+  require_one_source("fetch", "fetch", !options.selection.specs.empty(), "SPEC...",
+                     !options.from_report.empty(), "--from-report",
                      "e.g. `wheelmod fetch torch==2.6.0 --toolchain foss-2024a --dest DIR`, or "
                      "`wheelmod fetch --from-report report.json --dest DIR`");
   check_jobs(options.download);

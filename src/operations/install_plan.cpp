@@ -199,10 +199,8 @@ namespace {
 InstallOptions checked_options(const InstallOptions& given, Reporter& reporter) {
   auto options = given;
   options.selection = with_index_variant(given.selection, reporter);
-  if (options.wheels.empty() == options.selection.specs.empty())
-    throw UsageError("install",
-                     options.wheels.empty() ? "nothing to install: give SPEC... or --wheel FILE"
-                                            : "give SPEC... or --wheel, not both",
+  require_one_source("install", "install", !options.selection.specs.empty(), "SPEC...",
+                     !options.wheels.empty(), "--wheel FILE",
                      "e.g. `wheelmod install torch==2.6.0 --toolchain foss-2024a --accelerator "
                      "cuda --prefix DIR`");
   check_wheel_files(options.wheels);

@@ -232,6 +232,17 @@ std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
   };
 }
 
+void require_one_source(std::string_view command, std::string_view verb, bool first_given,
+                        std::string_view first, bool second_given, std::string_view second,
+                        std::string example) {
+  if (first_given != second_given) return;
+  const std::string choice = std::string(first) + " or " + std::string(second);
+  throw UsageError(std::string(command),
+                   first_given ? "give " + choice + ", not both"
+                               : "nothing to " + std::string(verb) + ": give " + choice,
+                   std::move(example));
+}
+
 resolve::ResolveReport resolve_selection(const Selection& given,
                                          const easybuild::SiteConfig& config, Reporter& reporter,
                                          std::function<bool(const std::string&)> module_installed) {

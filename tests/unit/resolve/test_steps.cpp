@@ -81,6 +81,22 @@ std::vector<index_client::CandidateSet> candidate_sets(resolve::Session& session
   return sets;
 }
 
+// The pin solver over a CPU resolution of `specs` for Python 3.12 from `index`: the request, its
+// session and candidate sets live as long as the solver that borrows them.
+struct PinSolving {
+  resolve::ResolveRequest request;
+  resolve::Session session;
+  std::vector<index_client::CandidateSet> sets;
+  resolve::PinSolver solver;
+
+  PinSolving(const std::string& index, std::vector<std::string> specs, net::Fetcher& fetcher,
+             Reporter& reporter)
+      : request(request_for(index, std::move(specs), "cpu", "3.12")),
+        session(request, fetcher, reporter),
+        sets(candidate_sets(session, "cpu")),
+        solver(session, sets) {}
+};
+
 std::string version_of(const index_client::Candidate* candidate) {
   return candidate->wheel.version.str();
 }
@@ -106,10 +122,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
   NullReporter reporter;
 
   SECTION("a later project's pin on an earlier choice passes over its newest candidate") {
-    const auto request = request_for(tree.url(), {"torch==2.5.1", "torchvision"}, "cpu", "3.12");
-    resolve::Session session(request, fetcher, reporter);
-    const auto sets = candidate_sets(session, "cpu");
-    resolve::PinSolver solver(session, sets);
+    PinSolving solving(tree.url(), {"torch==2.5.1", "torchvision"}, fetcher, reporter);
+    auto& solver = solving.solver;
     REQUIRE(solver.solve());
     CHECK(version_of(solver.chosen()[0]) == "2.5.1+cpu");
     CHECK(version_of(solver.chosen()[1]) == "0.20.1+cpu");
@@ -119,10 +133,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
     CHECK(solver.conflicts()[0].wanted == "torch 2.5.1+cpu");
   }
   SECTION("an earlier choice pinned otherwise is taken back (backtracking)") {
-    const auto request = request_for(tree.url(), {"torchvision", "torch==2.5.1"}, "cpu", "3.12");
-    resolve::Session session(request, fetcher, reporter);
-    const auto sets = candidate_sets(session, "cpu");
-    resolve::PinSolver solver(session, sets);
+    PinSolving solving(tree.url(), {"torchvision", "torch==2.5.1"}, fetcher, reporter);
+    auto& solver = solving.solver;
     REQUIRE(solver.solve());
     CHECK(version_of(solver.chosen()[0]) == "0.20.1+cpu");
     CHECK(version_of(solver.chosen()[1]) == "2.5.1+cpu");
@@ -132,11 +144,8 @@ TEST_CASE("PinSolver takes the best candidates the pins between them allow",
     CHECK(solver.conflicts()[0].wanted == "torch==2.6.0");
   }
   SECTION("pins that cannot all hold: no solution, the conflicts say why") {
-    const auto request =
-        request_for(tree.url(), {"torchvision==0.20.1", "torch==2.6.0"}, "cpu", "3.12");
-    resolve::Session session(request, fetcher, reporter);
-    const auto sets = candidate_sets(session, "cpu");
-    resolve::PinSolver solver(session, sets);
+    PinSolving solving(tree.url(), {"torchvision==0.20.1", "torch==2.6.0"}, fetcher, reporter);
+    auto& solver = solving.solver;
     CHECK_FALSE(solver.solve());
     REQUIRE(solver.conflicts().size() == 1);
     CHECK(solver.conflicts()[0].kind == RejectionKind::pinned_by);
@@ -152,10 +161,8 @@ TEST_CASE("PinSolver passes over a candidate whose METADATA's Requires-Python ex
             {"torch-2.5.1+cpu-py3-none-any.whl", "Requires-Python: >=3.9\n"}});
   net::Fetcher fetcher;
   NullReporter reporter;
-  const auto request = request_for(tree.url(), {"torch"}, "cpu", "3.12");
-  resolve::Session session(request, fetcher, reporter);
-  const auto sets = candidate_sets(session, "cpu");
-  resolve::PinSolver solver(session, sets);
+  PinSolving solving(tree.url(), {"torch"}, fetcher, reporter);
+  auto& solver = solving.solver;
   REQUIRE(solver.solve());
   CHECK(version_of(solver.chosen()[0]) == "2.5.1+cpu");
   REQUIRE(solver.conflicts().size() == 1);

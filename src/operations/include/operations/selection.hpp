@@ -63,6 +63,13 @@ struct Selection {
   Getenv getenv = process_environment();
 };
 
+/// A command takes what it works on in exactly one of two ways (`SPEC...` or `--wheel FILE`):
+/// UsageError (exit 2) for neither ("nothing to install: give SPEC... or --wheel FILE") or both
+/// ("give SPEC... or --wheel FILE, not both"), with `example` as the hint.
+void require_one_source(std::string_view command, std::string_view verb, bool first_given,
+                        std::string_view first, bool second_given, std::string_view second,
+                        std::string example);
+
 /// The site's installed modules where the table gives a CUDA library none the site has (an
 /// NVSHMEM for CUDA 13, a cuDNN of another version; easybuild::installed_providers, `preferred`
 /// first): added to `config`'s generation of `toolchain` as its providers, each said in a note,
