@@ -91,6 +91,10 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
                   "versionsuffix of the PyTorch easyconfigs (default: -whl, -CUDA-%(cudaver)s-whl, "
                   "-ROCm-<version>-whl)");
   sub->add_flag("--force", options.force, "Replace .eb files that exist");
+  sub->add_flag("--write-unmet", options.write_unmet,
+                "Write the files also when a requirement of the wheels is unmet (listed as "
+                "`# wheelmod: to add`; EasyBuild's pip check fails until it is added) instead of "
+                "exiting with 3");
   add_format_option(*sub, command->format);
   sub->footer(
       "Example: wheelmod easyconfig torch==2.6.0 torchvision torchaudio --toolchain foss-2024a "

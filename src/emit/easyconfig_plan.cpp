@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
@@ -13,15 +14,15 @@ namespace wheelmod::emit {
 
 using detail::PlanContext;
 
-std::optional<std::string> modulename_for(std::string_view project) {
-  // NVIDIA's library wheels install shared libraries (nvidia/<lib>/lib,
-  // cusparselt/lib) and nothing meant for import.
-  if (project.starts_with("nvidia-")) return "False";
-  // The triton builds for ROCm and nightlies install the `triton` package.
-  if (project == "pytorch-triton" || project == "pytorch-triton-rocm" ||
-      project == "pytorch-triton-xpu")
-    return "'triton'";
-  if (project == "pillow") return "'PIL'";
+std::optional<std::string> modulename_expression(const wheel::ExtensionImport& imports) {
+  switch (imports.kind) {
+    case wheel::ExtensionImport::Kind::project_name:
+      return std::nullopt;
+    case wheel::ExtensionImport::Kind::other_name:
+      return "'" + imports.name + "'";  // identifiers and dots only
+    case wheel::ExtensionImport::Kind::nothing:
+      return "False";
+  }
   return std::nullopt;
 }
 
@@ -60,7 +61,8 @@ std::vector<const resolve::ChosenWheel*> closure(const resolve::ResolveReport& r
 // (sorted), then the requested projects in the order they were asked for.
 std::vector<Extension> merge_extensions(
     const std::map<std::string, std::vector<const resolve::ChosenWheel*>>& per_arch,
-    const std::vector<std::string>& requested) {
+    const std::vector<std::string>& requested,
+    const std::map<std::string, wheel::ExtensionImport>& imports) {
   std::map<std::pair<std::string, std::string>, Extension> merged;
   std::map<std::pair<std::string, std::string>, bool> is_requested;
   for (const auto& [arch, wheels] : per_arch) {
@@ -69,7 +71,19 @@ std::vector<Extension> merge_extensions(
       auto& extension = merged[key];
       extension.name = wheel->name;
       extension.version = key.second;
-      extension.modulename = modulename_for(wheel->name);
+      const auto found = imports.find(wheel->filename);
+      if (found == imports.end())
+        throw std::invalid_argument("plan_easyconfigs: no import decision for " + wheel->filename);
+      const auto modulename = modulename_expression(found->second);
+      // One exts_list entry serves every architecture: its wheels must install the same name.
+      if (!extension.files.empty() && extension.modulename != modulename)
+        throw UnsatisfiableError(
+            wheel->name + " " + key.second,
+            "its wheels install different modules per architecture (" +
+                extension.modulename.value_or("the project's name") + ", " +
+                modulename.value_or("the project's name") + " for " + arch + ")",
+            "one exts_list entry checks one import: generate per architecture with --arch");
+      extension.modulename = modulename;
       // EasyBuild's sympy easyblock runs `python setup.py test` as the extension's test step,
       // in a directory where no setup.py is for a wheel: a logged failure with real EasyBuild.
       // easybuild-easyconfigs' own bundles skip it for that reason.
@@ -114,7 +128,7 @@ EasyconfigPlan plan_easyconfigs(const StackRequest& request) {
   }
 
   std::vector<std::string> torch_only{"torch"};
-  auto pytorch = context.easyconfig("PyTorch", merge_extensions(torch_wheels, torch_only));
+  auto pytorch = context.easyconfig("PyTorch", merge_extensions(torch_wheels, torch_only, request.imports));
   context.add_requirements(pytorch, torch_wheels);
   context.add_sanity_checks_for_torch(pytorch);
   if (request.relink == RelinkStep::relink) context.add_relink(pytorch);
@@ -124,7 +138,7 @@ EasyconfigPlan plan_easyconfigs(const StackRequest& request) {
     std::vector<std::string> order;
     for (const auto& project : request.requested)
       if (project != "torch") order.push_back(project);
-    bundle = context.easyconfig("PyTorch-bundle", merge_extensions(bundle_wheels, order));
+    bundle = context.easyconfig("PyTorch-bundle", merge_extensions(bundle_wheels, order, request.imports));
     context.add_pytorch_dependency(*bundle);
     context.add_requirements(*bundle, bundle_wheels);
     context.add_sanity_checks_for_bundle(*bundle);
@@ -141,6 +155,7 @@ EasyconfigPlan plan_easyconfigs(const StackRequest& request) {
   if (bundle) plan.easyconfigs.push_back(std::move(*bundle));
   if (wheel_bundle) plan.easyconfigs.push_back(std::move(*wheel_bundle));
   plan.to_add = context.to_add();
+  plan.unmet = context.unmet();
   return plan;
 }
 

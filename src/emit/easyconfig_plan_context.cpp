@@ -132,6 +132,13 @@ void PlanContext::add_to_add(std::string subject, std::string reason) {
   m_to_add.push_back({std::move(subject), std::move(reason)});
 }
 
+void PlanContext::add_unmet(const Easyconfig& easyconfig, const std::string& arch,
+                            const resolve::ChosenWheel& wheel,
+                            const resolve::Dependency& requirement, std::string why) {
+  m_unmet.push_back({easyconfig.name, arch, without_marker(requirement.requirement),
+                     wheel.filename, std::move(why)});
+}
+
 void PlanContext::note(Easyconfig& easyconfig, const resolve::Dependency& requirement,
                        const std::string& why) {
   const auto line = "wheelmod: " + without_marker(requirement.requirement) + ": " + why;
@@ -184,9 +191,16 @@ void PlanContext::add_requirements(
       for (const auto& requirement : wheel->dependencies) {
         const bool library = is_library(m_generation, requirement.name);
         if (requirement.resolution == resolve::DependencyResolution::chosen_wheel ||
-            requirement.resolution == resolve::DependencyResolution::bundled_wheel)
+            requirement.resolution == resolve::DependencyResolution::bundled_wheel) {
+          if (requirement.compatibility == resolve::Compatibility::incompatible)
+            add_unmet(easyconfig, arch, *wheel, requirement,
+                      requirement.provider + " is " + requirement.provided_version.value_or("?"));
           continue;
+        }
         if (requirement.resolution == resolve::DependencyResolution::missing) {
+          // Also a library the dummy package of --metadata keep would satisfy for pip: the
+          // library itself is still missing when torch is imported.
+          add_unmet(easyconfig, arch, *wheel, requirement, requirement.note);
           add_to_add(without_marker(requirement.requirement),
                      requirement.note + " (needed by " + wheel->filename + ")");
           if (library && keeps_metadata()) {
@@ -198,6 +212,13 @@ void PlanContext::add_requirements(
           }
           continue;
         }
+        // For a Python package, what pip check reports; for a library, what the loader would
+        // (the METADATA line is stripped or met by a dummy package, the library is not).
+        if (requirement.compatibility == resolve::Compatibility::incompatible)
+          add_unmet(easyconfig, arch, *wheel, requirement,
+                    requirement.provider + " has " + requirement.provided_version.value_or("?") +
+                        (library ? " (" + requirement.note + ")"
+                                 : ", and the index has no fitting wheel to bundle"));
         if (requirement.compatibility == resolve::Compatibility::incompatible) {
           add_to_add(without_marker(requirement.requirement),
                      requirement.provider + " has " + requirement.provided_version.value_or("?") +

@@ -45,11 +45,15 @@ class PlanContext {
   void finish(Easyconfig& easyconfig) const;
 
   [[nodiscard]] std::vector<ToAdd> to_add() const { return m_to_add; }
+  [[nodiscard]] std::vector<UnmetRequirement> unmet() const { return m_unmet; }
 
  private:
   DependencySpec dependency(const std::string& module, const easybuild::Toolchain& toolchain) const;
   void note(Easyconfig& easyconfig, const resolve::Dependency& requirement, const std::string& why);
   void add_to_add(std::string subject, std::string reason);
+  void add_unmet(const Easyconfig& easyconfig, const std::string& arch,
+                 const resolve::ChosenWheel& wheel, const resolve::Dependency& requirement,
+                 std::string why);
   [[nodiscard]] bool keeps_metadata() const;
   easybuild::Toolchain minimal_toolchain(const std::vector<std::string>& modules) const;
 
@@ -65,6 +69,7 @@ class PlanContext {
   std::set<std::string> m_library_modules;   // modules of those libraries
   std::vector<std::string> m_library_notes;  // libraries no module provides
   std::vector<ToAdd> m_to_add;
+  std::vector<UnmetRequirement> m_unmet;
 };
 
 }  // namespace wheelmod::emit::detail

@@ -10,6 +10,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/url.hpp"
@@ -138,10 +139,8 @@ const wheel::ZipEntryInfo& select_metadata(const std::vector<wheel::ZipEntryInfo
 }
 
 // APPNOTE §4.3.6: [local header + data]... central directory, end record.
-// Zip structure problems throw RangeProblem; a missing METADATA throws
-// IntegrityError (the central directory is authoritative).
-std::string read_metadata(ArchiveBytes& archive, std::string_view distribution,
-                          const std::string& subject) {
+// Zip structure problems throw RangeProblem.
+std::vector<wheel::ZipEntryInfo> read_entries(ArchiveBytes& archive) {
   auto location = wheel::find_central_directory(archive.tail(), archive.size());
   if (!location && archive.tail().size() < std::min(archive.size(), k_full_tail)) {
     archive.widen_tail(k_full_tail);
@@ -150,8 +149,14 @@ std::string read_metadata(ArchiveBytes& archive, std::string_view distribution,
   const auto cd = value_or_problem(std::move(location));
   if (cd.size > k_max_central_directory)
     throw RangeProblem("central directory of " + std::to_string(cd.size) + " bytes");
-  const auto entries = value_or_problem(
+  return value_or_problem(
       wheel::parse_central_directory(archive.read(cd.offset, cd.size), cd.entries));
+}
+
+// A missing METADATA throws IntegrityError (the central directory is authoritative).
+std::string read_metadata(ArchiveBytes& archive, std::string_view distribution,
+                          const std::string& subject) {
+  const auto entries = read_entries(archive);
   const auto& entry = select_metadata(entries, distribution, subject);
   const std::uint64_t guess = 30 + entry.name.size() + k_local_extra_margin + entry.compressed_size;
   auto bytes = archive.read(entry.local_header_offset, guess);
@@ -194,8 +199,11 @@ std::optional<std::string> fetch_pep658(net::Fetcher& fetcher, const index::Link
 
 /// nullopt when the server ignores Range (the fetcher then holds the whole
 /// body for the get() that follows).
-std::optional<std::string> fetch_by_ranges(net::Fetcher& fetcher, const index::Link& link,
-                                           const std::string& subject) {
+/// Calls `read` on the wheel's bytes held by range requests; nullopt when the server ignores
+/// Range (the fetcher then holds the whole body for the get() that follows).
+template <class Read>
+auto by_ranges(net::Fetcher& fetcher, const index::Link& link, Read read)
+    -> std::optional<decltype(read(std::declval<ArchiveBytes&>()))> {
   net::Response first = fetcher.get_range(link.url, -static_cast<std::int64_t>(k_first_tail), 0);
   if (first.status == 200) return std::nullopt;
   const std::uint64_t size = first.total_size.value_or(first.body.size());
@@ -207,11 +215,13 @@ std::optional<std::string> fetch_by_ranges(net::Fetcher& fetcher, const index::L
           throw RangeProblem("the file changed between range requests");
         return std::move(part.body);
       });
-  return read_metadata(archive, distribution_of(link), subject);
+  return read(archive);
 }
 
-std::string from_whole_wheel(net::Fetcher& fetcher, const index::Link& link,
-                             const std::string& subject) {
+/// Calls `read` on the whole wheel, once its sha256 matches the page's.
+template <class Read>
+auto from_whole_wheel(net::Fetcher& fetcher, const index::Link& link, const std::string& subject,
+                      Read read) {
   net::Response whole = fetcher.get(link.url);
   // The whole file is here, so its hash can be checked before use.
   for (const auto& hash : link.hashes) {
@@ -230,10 +240,26 @@ std::string from_whole_wheel(net::Fetcher& fetcher, const index::Link& link,
       size, std::move(whole.body),
       [](std::uint64_t, std::uint64_t) -> std::string { throw RangeProblem("outside the file"); });
   try {
-    return read_metadata(archive, distribution_of(link), subject);
+    return read(archive);
   } catch (const RangeProblem& problem) {
     corrupt(subject, problem.what());
   }
+}
+
+/// `read` by range requests, else on the whole wheel: some servers and proxies fail range
+/// requests outright (416, 501), and a lying one is caught by the zip checks.
+template <class Read>
+auto read_wheel(net::Fetcher& fetcher, const index::Link& link, const std::string& subject,
+                Read read) {
+  try {
+    if (auto value = by_ranges(fetcher, link, read))
+      return std::pair{std::move(*value), MetadataSource::range_requests};
+  } catch (const RangeProblem&) {
+    // Fall through: the whole wheel decides.
+  } catch (const IoError&) {
+    // Nor is a failed range request the end.
+  }
+  return std::pair{from_whole_wheel(fetcher, link, subject, read), MetadataSource::whole_wheel};
 }
 
 }  // namespace
@@ -266,19 +292,20 @@ WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& lin
     }
   }
   const std::string subject = mask_credentials(link.url);
-  try {
-    if (auto text = fetch_by_ranges(fetcher, link, subject))
-      return WheelMetadata{.text = std::move(*text),
-                           .source = MetadataSource::range_requests,
-                           .warning = std::move(warning)};
-  } catch (const RangeProblem&) {
-    // Fall through: the whole wheel decides.
-  } catch (const IoError&) {
-    // Some servers and proxies fail range requests outright (416, 501).
-  }
-  return WheelMetadata{.text = from_whole_wheel(fetcher, link, subject),
-                       .source = MetadataSource::whole_wheel,
-                       .warning = std::move(warning)};
+  const auto read = [&](ArchiveBytes& archive) {
+    return read_metadata(archive, distribution_of(link), subject);
+  };
+  auto [text, source] = read_wheel(fetcher, link, subject, read);
+  return WheelMetadata{.text = std::move(text), .source = source, .warning = std::move(warning)};
+}
+
+std::vector<std::string> fetch_wheel_entry_names(net::Fetcher& fetcher, const index::Link& link) {
+  const auto names = [](ArchiveBytes& archive) {
+    std::vector<std::string> out;
+    for (auto& entry : read_entries(archive)) out.push_back(std::move(entry.name));
+    return out;
+  };
+  return read_wheel(fetcher, link, mask_credentials(link.url), names).first;
 }
 
 }  // namespace wheelmod::index_client

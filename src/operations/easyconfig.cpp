@@ -4,14 +4,20 @@
 #include <cctype>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/errors.hpp"
 #include "core/files.hpp"
+#include "core/strings.hpp"
 #include "emit/templates.hpp"
+#include "hash/sha256.hpp"
+#include "index/page.hpp"
+#include "index_client/metadata_source.hpp"
 #include "index_client/accelerator.hpp"
 #include "operations/version.hpp"
 #include "pep/requirement.hpp"
+#include "wheel/import_names.hpp"
 
 namespace wheelmod::operations {
 
@@ -80,6 +86,7 @@ std::vector<std::string> command_words(const EasyconfigOptions& options) {
   if (options.metadata == easybuild::MetadataPolicy::keep)
     words.insert(words.end(), {"--metadata", "keep"});
   if (options.with_relink) words.emplace_back("--with-relink");
+  if (options.write_unmet) words.emplace_back("--write-unmet");
   if (!options.versionsuffix.empty())
     words.insert(words.end(), {"--versionsuffix", shell_word(options.versionsuffix)});
   return words;
@@ -164,26 +171,75 @@ std::map<std::string, resolve::ResolveReport> resolve_arches(
   return reports;
 }
 
+// The sha256 computed for the wheel at a URL, kept in the cache directory (`url-sha256/ab/<sha256
+// of the URL>`: the URL, then the digest) so that a second run downloads nothing to hash it.
+// The index gave no hash for these files; a file replaced at its URL makes `eb --fetch` fail the
+// checksum, as it would for a hash from the index.
+class UrlHashCache {
+ public:
+  explicit UrlHashCache(fs::path root) : m_root(std::move(root)) {}
+
+  [[nodiscard]] std::optional<std::string> find(const std::string& url) const {
+    const auto text = read_file_if_exists(place(url)).value_or("");
+    const auto newline = text.find('\n');
+    if (newline == std::string::npos || text.substr(0, newline) != url) return std::nullopt;
+    auto digest = text.substr(newline + 1, 64);
+    const bool valid = digest.size() == 64 && std::ranges::all_of(digest, [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    return valid ? std::optional(digest) : std::nullopt;
+  }
+
+  // A cache that cannot be written costs a download next time, nothing more.
+  void remember(const std::string& url, const std::string& digest) const noexcept {
+    try {
+      write_if_changed(place(url), url + "\n" + digest + "\n", Flush::later);
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): see above
+    }
+  }
+
+ private:
+  [[nodiscard]] fs::path place(const std::string& url) const {
+    hash::Sha256 hasher;
+    hasher.update(url);
+    const auto key = hash::to_hex(hasher.finish());
+    return m_root / "url-sha256" / key.substr(0, 2) / key;
+  }
+  fs::path m_root;
+};
+
 // Wheels the index gives no sha256 for are downloaded (through the wheel
-// cache) and hashed: an easyconfig never goes without a checksum. Fills
+// cache) and hashed, once: an easyconfig never goes without a checksum. Fills
 // them in and returns them by file name.
 std::map<std::string, std::string> fill_missing_hashes(
     std::map<std::string, resolve::ResolveReport>& reports, const EasyconfigOptions& options,
     const fs::path& output_dir, Reporter& reporter) {
-  resolve::ResolveReport unhashed;
-  std::set<std::string> urls;
-  for (const auto& [arch, report] : reports)
-    for (const auto& wheel : report.wheels)
-      if (!wheel.sha256 && urls.insert(wheel.url).second) unhashed.wheels.push_back(wheel);
-  if (unhashed.wheels.empty()) return {};
-  const TemporaryDirectory scratch(output_dir, ".wheelmod-easyconfig-",
-                                   "check that --output-dir is writable");
-  const auto batch = download_report_wheels(unhashed, scratch.path(), options.download,
-                                            options.selection, reporter);
-  if (!batch.failures.empty()) throw net::combined_failure(batch);
+  const UrlHashCache cache(cache_dir_or_default(options.selection.cache_dir,
+                                                options.selection.getenv));
   std::map<std::string, std::string> by_url;
-  for (std::size_t i = 0; i < unhashed.wheels.size(); ++i)
-    by_url.emplace(unhashed.wheels[i].url, batch.results[i]->sha256);
+  resolve::ResolveReport unhashed;
+  for (const auto& [arch, report] : reports)
+    for (const auto& wheel : report.wheels) {
+      if (wheel.sha256 || by_url.contains(wheel.url)) continue;
+      if (auto known = cache.find(wheel.url)) {
+        by_url.emplace(wheel.url, std::move(*known));
+      } else {
+        by_url.emplace(wheel.url, "");
+        unhashed.wheels.push_back(wheel);
+      }
+    }
+  if (by_url.empty()) return {};
+  if (!unhashed.wheels.empty()) {
+    const TemporaryDirectory scratch(output_dir, ".wheelmod-easyconfig-",
+                                     "check that --output-dir is writable");
+    const auto batch = download_report_wheels(unhashed, scratch.path(), options.download,
+                                              options.selection, reporter);
+    if (!batch.failures.empty()) throw net::combined_failure(batch);
+    for (std::size_t i = 0; i < unhashed.wheels.size(); ++i) {
+      by_url[unhashed.wheels[i].url] = batch.results[i]->sha256;
+      cache.remember(unhashed.wheels[i].url, batch.results[i]->sha256);
+    }
+  }
   std::map<std::string, std::string> by_file;
   for (auto& [arch, report] : reports)
     for (auto& wheel : report.wheels)
@@ -192,6 +248,79 @@ std::map<std::string, std::string> fill_missing_hashes(
         by_file.emplace(wheel.filename, *wheel.sha256);
       }
   return by_file;
+}
+
+// What each wheel installs for import (its extension's modulename), from its central directory:
+// range requests of a few KiB for most wheels, once per URL.
+std::map<std::string, wheel::ExtensionImport> read_extension_imports(
+    const std::map<std::string, resolve::ResolveReport>& reports, const Selection& selection) {
+  net::Fetcher fetcher(fetcher_options(selection));
+  std::map<std::string, wheel::ExtensionImport> by_url;
+  std::map<std::string, wheel::ExtensionImport> by_file;
+  for (const auto& [arch, report] : reports)
+    for (const auto& chosen : report.wheels) {
+      auto found = by_url.find(chosen.url);
+      if (found == by_url.end()) {
+        index::Link link;
+        link.filename = chosen.filename;
+        link.url = chosen.url;
+        if (chosen.sha256) link.hashes.push_back({"sha256", *chosen.sha256});
+        const auto names = index_client::fetch_wheel_entry_names(fetcher, link);
+        found = by_url.emplace(chosen.url, wheel::extension_import(chosen.name, names)).first;
+      }
+      by_file.emplace(chosen.filename, found->second);
+    }
+  return by_file;
+}
+
+// The plan's file names only, before anything is fetched: any import decision names them alike.
+emit::EasyconfigPlan plan_for_names(emit::StackRequest request) {
+  for (const auto& [arch, report] : request.reports)
+    for (const auto& chosen : report.wheels) request.imports.try_emplace(chosen.filename);
+  return emit::plan_easyconfigs(request);
+}
+
+// An easyconfig that EasyBuild's own sanity step must fail is not written unless asked for
+// (--write-unmet): each requirement that nothing meets is named, with the architectures where.
+void refuse_unmet(const emit::EasyconfigPlan& plan, bool write_unmet) {
+  if (plan.unmet.empty() || write_unmet) return;
+  struct Where {
+    std::string needed_by;
+    std::vector<std::string> arches;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Where> grouped;
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  for (const auto& unmet : plan.unmet) {
+    const std::tuple key{unmet.requirement, unmet.easyconfig, unmet.why};
+    auto [it, fresh] = grouped.try_emplace(key);
+    if (fresh) {
+      order.push_back(key);
+      // torch-2.12.0+cu130-cp314-...whl -> torch 2.12.0+cu130
+      const auto& file = unmet.needed_by;
+      const auto dash = file.find('-');
+      const auto second = dash == std::string::npos ? dash : file.find('-', dash + 1);
+      it->second.needed_by = dash == std::string::npos
+                                 ? file
+                                 : file.substr(0, dash) + " " + file.substr(dash + 1, second - dash - 1);
+    }
+    if (std::ranges::find(it->second.arches, unmet.arch) == it->second.arches.end())
+      it->second.arches.push_back(unmet.arch);
+  }
+  UnsatisfiableError error(
+      "easyconfig",
+      std::to_string(order.size()) + (order.size() == 1 ? " requirement" : " requirements") +
+          " of the wheels would be unmet where the easyconfigs install them, so EasyBuild's "
+          "sanity check (pip check) would fail; nothing was written",
+      "--bundle-missing installs the index's wheel where one fits; the site's modules count "
+      "with --eb-installpath or --config; --write-unmet writes the files anyway, each listed as "
+      "`# wheelmod: to add`");
+  for (const auto& key : order) {
+    const auto& [requirement, easyconfig, why] = key;
+    const auto& where = grouped.at(key);
+    error.with_detail(requirement + " (needed by " + where.needed_by + ", " + easyconfig + ", " +
+                      join(where.arches, " and ") + "): " + why);
+  }
+  throw error;
 }
 
 // --with-relink: the easyconfig of wheelmod itself the project ships for the generation's GCCcore
@@ -295,9 +424,12 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
                   "cannot create the output directory: " + error.message());
   // The files' names are the resolution's: an existing one stops the run before any wheel is
   // downloaded for its hash.
-  refuse_existing(emit::plan_easyconfigs(request), result.output_dir, options.force);
+  const auto named = plan_for_names(request);
+  refuse_existing(named, result.output_dir, options.force);
+  refuse_unmet(named, options.write_unmet);
   result.computed_sha256 =
       fill_missing_hashes(request.reports, options, result.output_dir, reporter);
+  request.imports = read_extension_imports(request.reports, selection);
   const auto plan = emit::plan_easyconfigs(request);
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),

@@ -243,6 +243,14 @@ void require_one_source(std::string_view command, std::string_view verb, bool fi
                    std::move(example));
 }
 
+net::FetcherOptions fetcher_options(const Selection& selection) {
+  net::FetcherOptions options;
+  options.cache_dir = cache_dir_or_default(selection.cache_dir, selection.getenv);
+  options.page_timeout = std::chrono::seconds(selection.page_timeout);
+  options.connection = connection_options(selection.connection, selection.getenv);
+  return options;
+}
+
 resolve::ResolveReport resolve_selection(const Selection& given,
                                          const easybuild::SiteConfig& config, Reporter& reporter,
                                          std::function<bool(const std::string&)> module_installed) {
@@ -259,11 +267,7 @@ resolve::ResolveReport resolve_selection(const Selection& given,
                     "cu126/, ... or the project pages)");
   }
   request.module_installed = std::move(module_installed);
-  net::FetcherOptions fetch_options;
-  fetch_options.cache_dir = cache_dir_or_default(selection.cache_dir, selection.getenv);
-  fetch_options.page_timeout = std::chrono::seconds(selection.page_timeout);
-  fetch_options.connection = connection_options(selection.connection, selection.getenv);
-  net::Fetcher fetcher(fetch_options);
+  net::Fetcher fetcher(fetcher_options(selection));
   auto report = resolve::resolve(request, fetcher, reporter);
   if (const auto& stats = fetcher.stats(); stats.requests > 0)
     // What the index cost, as pip and uv print it: a second run against an

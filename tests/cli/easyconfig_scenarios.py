@@ -37,6 +37,7 @@ import check_easyconfig  # noqa: E402
 GOLDEN = os.path.join(HERE, "..", "golden", "easyconfig")
 CUDA = ["--toolchain", "foss-2024a", "--accelerator", "cuda"]
 STACK = ["torch==2.6.0", "torchvision", "torchaudio"]
+STACK_2025B = ["torch==2.10.0", "torchvision", "torchaudio"]
 # The CUDA-wheel-bundle route (easybuild-easyconfigs' own); strip is the default, as for install.
 KEEP = ["--metadata", "keep"]
 PYTORCH = "PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
@@ -200,10 +201,20 @@ def cpu(r):
 
 
 def no_wheel_bundle(r):
-    """2023a has no CUDA-wheel-bundle, no cuDNN 9 and no CUDA 12.4 libraries: the bundle is
-    written, and what is missing is listed for the maintainer."""
-    out, summary = r.generate("gen2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124",
-                              "--arch", "x86_64", *KEEP)
+    """2023a has no CUDA-wheel-bundle, no cuDNN 9 and no CUDA 12.4 libraries: refused (exit 3),
+    each unmet requirement named, nothing written; with --write-unmet the bundle is written and
+    what is missing is listed for the maintainer."""
+    args = ("torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cu124", "--arch", "x86_64", *KEEP)
+    refused_dir = os.path.join(r.work, "gen2023a-refused")
+    refused = r.run(*args, out=refused_dir, expect=3)
+    for named in ("nvidia-cudnn-cu12==9.1.0.70 (needed by torch 2.6.0+cu124, PyTorch, x86_64): "
+                  "no module of 2023a provides libcudnn.so.9",
+                  "typing-extensions>=4.10.0 (needed by torch 2.6.0+cu124, PyTorch, x86_64): "
+                  "Python/3.11.3-GCCcore-12.3.0 has 4.6.3, and the index has no fitting wheel to bundle",
+                  "--write-unmet"):
+        check(named in refused.stderr, f"not named: {named}\n{refused.stderr}")
+    check(not os.listdir(refused_dir), f"written although refused: {os.listdir(refused_dir)}")
+    out, summary = r.generate("gen2023a", *args, "--write-unmet")
     files = r.checked(out, arches=("x86_64",))
     bundle = "CUDA-wheel-bundle-12.4.0-gfbf-2023a-CUDA-12.4.0.eb"
     check(sorted(files) == sorted([bundle, "PyTorch-2.6.0-foss-2023a-CUDA-12.4.0-whl.eb"]), f"files: {sorted(files)}")
@@ -218,7 +229,7 @@ def no_wheel_bundle(r):
 def missing_hash(r):
     """torchaudio 2.5.1+cu124 cp311 has no hash on the index: downloaded and hashed."""
     out, summary = r.generate("nohash", "torch==2.5.1", "torchaudio", "--toolchain", "foss-2023a",
-                              "--accelerator", "cu124", "--arch", "x86_64")
+                              "--accelerator", "cu124", "--arch", "x86_64", "--write-unmet")
     files = r.checked(out, arches=("x86_64",))
     name = "torchaudio-2.5.1+cu124-cp311-cp311-linux_x86_64.whl"
     computed = {c["filename"]: c["sha256"] for c in summary["computed_sha256"]}
@@ -252,14 +263,25 @@ def missing_hash(r):
     server = serve_locally(functools.partial(Handler, directory=r.sample))
     try:
         command = [r.wheelmod, "-q", "easyconfig", "torch==2.5.1", "torchaudio", "--toolchain",
-                   "foss-2023a", "--accelerator", "cu124", "--arch", "x86_64", "--index",
+                   "foss-2023a", "--accelerator", "cu124", "--arch", "x86_64", "--write-unmet", "--index",
                    f"http://127.0.0.1:{server.server_address[1]}/whl/", "--cache-dir",
-                   os.path.join(r.work, "nohash-cache-again"), "--output-dir", out]
-        again = run_expecting(command, 2)
+                   os.path.join(r.work, "nohash-cache-again")]
+        again = run_expecting([*command, "--output-dir", out], 2)
+        check("already exists" in again.stderr, again.stderr)
+        check(not requested, f"wheels downloaded before refusing: {requested}")
+        # A digest computed once is kept by URL: a second run downloads nothing to hash it
+        # (before: every run downloaded the wheel again).
+        elsewhere = os.path.join(r.work, "nohash-http")
+        run_expecting([*command, "--output-dir", elsewhere], 0)
+        check([p for p in requested if "torchaudio" in p] and len(requested) == 1,
+              f"the wheel without a hash downloaded once: {requested}")
+        requested.clear()
+        run_expecting([*command, "--output-dir", elsewhere, "--force"], 0)
+        check(not requested, f"downloaded again although its digest is cached: {requested}")
+        with open(os.path.join(elsewhere, "PyTorch-bundle-2.5.1-foss-2023a-CUDA-12.4.0-whl.eb")) as f:
+            check(computed[name] in f.read(), "the cached digest is the checksum")
     finally:
         stop_server(server)
-    check("already exists" in again.stderr, again.stderr)
-    check(not requested, f"wheels downloaded before refusing: {requested}")
 
 
 def deterministic(r):
@@ -295,7 +317,7 @@ def with_relink(r):
     check(not any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), summary["to_add"])
     # 2023a (GCCcore 12.3.0): no shipped wheelmod easyconfig, so it is to add.
     _, older = r.generate("relink2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cpu",
-                          "--with-relink")
+                          "--with-relink", "--write-unmet")
     wanted = [item for item in older["to_add"] if item["subject"].startswith("wheelmod ")]
     check(wanted and "12.3.0" in wanted[0]["reason"] and "13.3.0" in wanted[0]["reason"], older["to_add"])
 
@@ -448,9 +470,92 @@ def site_modules(r):
     check([dep[1] for dep in cudnn(here)] == ["9.5.0.50"], cudnn(here))
 
 
+# Python finds a module the way EasyBuild's check imports it, in the wheel's files alone (-I -S:
+# no user or system site-packages), without running the module: the spec and where it lies.
+FIND_SPEC = """
+import importlib.util, json, sys
+root, name = sys.argv[1], sys.argv[2]
+sys.path.insert(0, root)
+spec = importlib.util.find_spec(name)
+places = [] if spec is None else [spec.origin or ""] + list(spec.submodule_search_locations or [])
+print(json.dumps([p for p in places if p.startswith(root + "/")]))
+"""
+
+
+def installed_files(wheel_path, into):
+    """Unpacks what the wheel puts into site-packages (the root, .data/purelib and platlib) into
+    `into`; returns the relative paths."""
+    names = []
+    with zipfile.ZipFile(wheel_path) as archive:
+        for info in archive.infolist():
+            parts = info.filename.split("/")
+            if parts[0].endswith(".dist-info") or info.is_dir():
+                continue
+            if parts[0].endswith(".data"):
+                if len(parts) < 3 or parts[1] not in ("purelib", "platlib"):
+                    continue
+                parts = parts[2:]
+            target = os.path.join(into, *parts)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with archive.open(info) as source, open(target, "wb") as sink:
+                shutil.copyfileobj(source, sink)
+            names.append("/".join(parts))
+    return names
+
+
+def import_names(r):
+    """Each extension's import check (modulename, or EasyBuild's default: the name lower-cased,
+    '-' as '_') is what its wheel installs, checked with Python's own importlib on the wheel's
+    files, for the easyconfigs of four generations: cuda-bindings imports as cuda.bindings (it
+    was unset, and EasyBuild's `import cuda_bindings` failed a real installation),
+    pytorch-triton-rocm as triton, NVIDIA's library wheels have nothing to import (False)."""
+    cases = {
+        "i2024a": (*STACK, *CUDA, *KEEP),
+        "i2025b": (*STACK_2025B, "--toolchain", "foss-2025b", "--accelerator", "cuda"),
+        "i2025a-rocm": ("torch", "torchvision", "--toolchain", "foss-2025a", "--accelerator", "rocm",
+                        "--arch", "x86_64"),
+        "i2026": ("torch==2.12.0", "--toolchain", "foss-2026.1", "--accelerator", "cu130", "--arch", "x86_64",
+                  "--bundle-missing", "--write-unmet"),
+    }
+    by_file = {w["filename"]: w for w in r.manifest["wheels"]}
+    decided = {}  # (project, wheel file) -> modulename option or None
+    for case, args in cases.items():
+        out, _ = r.generate(case, *args)
+        arches = ("x86_64",) if "--arch" in args else ("x86_64", "aarch64")
+        for name, per_arch in r.checked(out, arches).items():
+            for arch, params in per_arch.items():
+                for entry in params.get("exts_list", []):
+                    if len(entry) < 3 or params.get("dummy_package"):
+                        continue
+                    for source in entry[2]["sources"]:
+                        filename = source if isinstance(source, str) else source["filename"]
+                        decided[(entry[0], filename)] = entry[2].get("modulename")
+    seen = {project for project, _ in decided}
+    for project in ("torch", "torchvision", "torchaudio", "triton", "sympy", "cuda-bindings",
+                    "pytorch-triton-rocm", "nvidia-nvshmem-cu13"):
+        check(project in seen, f"no easyconfig had {project}: {sorted(seen)}")
+    for (project, filename), modulename in sorted(decided.items(), key=lambda item: item[0]):
+        root = tempfile.mkdtemp(dir=r.work)
+        files = installed_files(os.path.join(r.sample, by_file[filename]["path"]), root)
+        if modulename is False:
+            modules = [f for f in files if f.endswith(".py") or re.search(r"\.(cpython-[^.]+|abi3)\.so$", f)]
+            check(not modules, f"{filename}: modulename False, but it installs {modules[:3]}")
+            print(f"{project}: nothing to import ({filename})")
+            continue
+        name = modulename if modulename is not None else project.lower().replace("-", "_")
+        found = subprocess.run([sys.executable, "-I", "-S", "-c", FIND_SPEC, root, name],
+                               capture_output=True, text=True, timeout=60)
+        check(found.returncode == 0, f"{filename}: import {name}: {found.stderr}")
+        check(json.loads(found.stdout), f"{filename}: EasyBuild would `import {name}`, which the wheel "
+                                        f"does not install (it has {sorted(files)[:5]})")
+        print(f"{project}: import {name} ({filename})")
+    check(decided[next(k for k in decided if k[0] == "cuda-bindings")] == "cuda.bindings",
+          "cuda-bindings imports as cuda.bindings")
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template,
-                                     cuda_across_arches, site_modules)}
+                                     cuda_across_arches, site_modules, import_names)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}

@@ -299,6 +299,8 @@ emit::StackRequest stack(eb::MetadataPolicy metadata, NcclPin nccl = NcclPin::di
   vision_arm.dependencies = vision_x86.dependencies;
   request.reports["aarch64"].wheels = {torch_arm, vision_arm};
   request.reports["x86_64"].wheels = {torch_x86, vision_x86, triton};
+  for (const auto& [arch, report] : request.reports)
+    for (const auto& chosen : report.wheels) request.imports.try_emplace(chosen.filename);
   return request;
 }
 
@@ -392,10 +394,27 @@ TEST_CASE("planning refuses a stack without torch", "[emit][easyconfig][plan]") 
   CHECK_THROWS_AS(emit::plan_easyconfigs(request), wheelmod::UsageError);
 }
 
-TEST_CASE("module names of import checks", "[emit][easyconfig]") {
-  CHECK(emit::modulename_for("nvidia-cusparselt-cu12") == "False");
-  CHECK(emit::modulename_for("pytorch-triton-rocm") == "'triton'");
-  CHECK_FALSE(emit::modulename_for("torch"));
+TEST_CASE("modulename as the wheel decides it", "[emit][easyconfig]") {
+  using Kind = wheelmod::wheel::ExtensionImport::Kind;
+  CHECK_FALSE(emit::modulename_expression({Kind::project_name, "torch"}));
+  CHECK(emit::modulename_expression({Kind::other_name, "cuda.bindings"}) == "'cuda.bindings'");
+  CHECK(emit::modulename_expression({Kind::nothing, "nvidia_cublas"}) == "False");
   CHECK(emit::public_version("2.6.0+cu126") == "2.6.0");
   CHECK(emit::public_version("0.21.0") == "0.21.0");
+}
+
+TEST_CASE("planning writes each wheel's import decision", "[emit][easyconfig][plan]") {
+  auto request = stack(eb::MetadataPolicy::strip);
+  request.imports["triton-3.2.0-x86.whl"] = {wheelmod::wheel::ExtensionImport::Kind::nothing, ""};
+  const auto plan = emit::plan_easyconfigs(request);
+  const auto& pytorch = named(plan, "PyTorch");
+  CHECK(pytorch.extensions[0].modulename == "False");
+  CHECK_FALSE(pytorch.extensions[1].modulename);
+  // The two torch wheels disagreeing is refused: one exts_list entry checks one import.
+  request.imports["torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl"] = {
+      wheelmod::wheel::ExtensionImport::Kind::other_name, "torch_arm"};
+  CHECK_THROWS_AS(emit::plan_easyconfigs(request), wheelmod::UnsatisfiableError);
+  // A wheel with no decision is a caller's error, not a guess.
+  request.imports.erase("torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl");
+  CHECK_THROWS_AS(emit::plan_easyconfigs(request), std::invalid_argument);
 }

@@ -13,6 +13,7 @@
 #include "emit/easyconfig_writer.hpp"
 #include "index_client/accelerator.hpp"
 #include "resolve/report.hpp"
+#include "wheel/import_names.hpp"
 
 namespace wheelmod::emit {
 
@@ -27,6 +28,9 @@ struct StackRequest {
   std::string variant;       // cu126, rocm6.2.4, cpu
   /// Per architecture (x86_64 -> report), every wheel with its sha256 (the index's or computed).
   std::map<std::string, resolve::ResolveReport> reports;
+  /// What each wheel of the reports installs for import, by file name: its extension's
+  /// `modulename`. Read from the wheel (wheel::extension_import), never guessed from its name.
+  std::map<std::string, wheel::ExtensionImport> imports;
   /// keep: depend on a CUDA-wheel-bundle of dummy packages; strip: delete
   /// the lines from the installed METADATA in postinstallcmds.
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
@@ -43,19 +47,32 @@ struct ToAdd {
   std::string reason;   // no module of 2023a provides libcudnn.so.9 ...
 };
 
+/// A requirement of an extension that the installation an easyconfig makes would not meet on an
+/// architecture it covers: nothing provides it, or the module that does has another version.
+/// EasyBuild's sanity step (`pip check`, PythonPackage's sanity_pip_check, on by default in
+/// EasyBuild 5) would fail; for a CUDA library, also the import of torch.
+struct UnmetRequirement {
+  std::string easyconfig;   // PyTorch, PyTorch-bundle
+  std::string arch;         // x86_64
+  std::string requirement;  // nvidia-nvshmem-cu13==3.4.5 (without its marker)
+  std::string needed_by;    // the wheel's file name
+  std::string why;          // "no module of 2026.1 provides libnvshmem_host.so.3"
+};
+
 struct EasyconfigPlan {
   std::vector<Easyconfig> easyconfigs;  // PyTorch, PyTorch-bundle, generated dependencies
   std::vector<ToAdd> to_add;
+  std::vector<UnmetRequirement> unmet;  // empty: every requirement met on every architecture
 };
 
 /// Throws UsageError (exit 2) when torch is not requested or a dependency module's toolchain is
 /// not usable from the requested toolchain.
 EasyconfigPlan plan_easyconfigs(const StackRequest& request);
 
-/// The import name EasyBuild checks an extension with, when not its default (the project name,
-/// '-' as '_'): "False" for NVIDIA library wheels (nothing to import), "'triton'" for
-/// pytorch-triton-rocm. nullopt: the default works.
-std::optional<std::string> modulename_for(std::string_view project);
+/// An extension's `modulename` as a Python expression: nullopt where EasyBuild's default (the
+/// project's name) is what the wheel installs, 'cuda.bindings' where another name is, False where
+/// the wheel has no Python module (EasyBuild then skips the import).
+std::optional<std::string> modulename_expression(const wheel::ExtensionImport& imports);
 
 /// The public version: "2.6.0+cu126" -> "2.6.0" (PEP 440 local label dropped).
 std::string public_version(std::string_view version);

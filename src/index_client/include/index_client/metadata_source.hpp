@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "index/page.hpp"
 #include "net/fetcher.hpp"
@@ -31,5 +32,10 @@ struct WheelMetadata {
 /// when the wheel has no `*.dist-info/METADATA`, it is corrupt, or the whole wheel does not match
 /// its hash; IoError (exit 4) when nothing can be read.
 WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& link);
+
+/// The names of the entries of `link`'s wheel, from its central directory alone (the end record
+/// and the directory by range requests, else the whole wheel, checked against the page's hash).
+/// Throws as fetch_wheel_metadata does.
+std::vector<std::string> fetch_wheel_entry_names(net::Fetcher& fetcher, const index::Link& link);
 
 }  // namespace wheelmod::index_client

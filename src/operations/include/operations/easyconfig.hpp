@@ -24,6 +24,10 @@ struct EasyconfigOptions {
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;  // as install
   bool with_relink = false;  // postinstallcmds run `wheelmod relink` and `check`
   bool force = false;        // replace .eb files that exist
+  /// Write files whose requirements are not all met (each noted `# wheelmod: to add`) instead of
+  /// refusing with exit 3: EasyBuild's pip check fails them until the maintainer adds what is
+  /// missing.
+  bool write_unmet = false;
   SiteModules site;          // --eb-installpath, --prefer-module: the site's modules, as resolve
 };
 
@@ -44,7 +48,8 @@ struct EasyconfigResult {
 };
 
 /// Throws UsageError (options, an .eb file that exists), UnsatisfiableError
-/// (naming the architecture), and what resolving and downloading throw.
+/// (naming the architecture; requirements the files would leave unmet, unless write_unmet), and
+/// what resolving and downloading throw.
 EasyconfigResult easyconfig(const EasyconfigOptions& options, Reporter& reporter);
 
 }  // namespace wheelmod::operations

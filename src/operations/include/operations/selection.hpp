@@ -14,6 +14,7 @@
 #include "easybuild/config.hpp"
 #include "easybuild/library_map.hpp"
 #include "net/download.hpp"
+#include "net/fetcher.hpp"
 #include "resolve/report.hpp"
 
 namespace wheelmod::operations {
@@ -123,6 +124,9 @@ easybuild::SiteConfig load_site_config(const std::string& config_dir,
 const easybuild::Generation& find_generation(const easybuild::SiteConfig& config,
                                              const std::string& toolchain,
                                              const std::string& hint = {});
+
+/// The fetcher settings of `selection`: its cache directory, page timeout and connection.
+net::FetcherOptions fetcher_options(const Selection& selection);
 
 /// Resolves `selection` against its index, noting the index's cost to `reporter`;
 /// `module_installed` is resolve::ResolveRequest's. Throws UsageError (2), UnsatisfiableError
