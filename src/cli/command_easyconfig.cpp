@@ -91,6 +91,18 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
                   "versionsuffix of the PyTorch easyconfigs (default: -whl, -CUDA-%(cudaver)s-whl, "
                   "-ROCm-<version>-whl)");
   sub->add_flag("--force", options.force, "Replace .eb files that exist");
+  sub->add_option("--source-urls", options.source_urls,
+                  "What source_urls name: upstream, each wheel's public https origin (a wheelmod "
+                  "mirror's manifest records it); index, where the wheel was found; automatic, "
+                  "upstream when the index is a wheelmod mirror (default). Wheels on PyPI get "
+                  "EasyBuild's PyPI default in every mode")
+      ->option_text("automatic|upstream|index")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, operations::SourceUrls>{
+              {"automatic", operations::SourceUrls::automatic},
+              {"upstream", operations::SourceUrls::upstream},
+              {"index", operations::SourceUrls::index}},
+          CLI::ignore_case));
   sub->add_flag("--write-unmet", options.write_unmet,
                 "Write the files also when a requirement of the wheels is unmet (listed as "
                 "`# wheelmod: to add`; EasyBuild's pip check fails until it is added) instead of "

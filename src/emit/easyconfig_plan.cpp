@@ -91,7 +91,8 @@ std::vector<Extension> merge_extensions(
       // Without the index's credentials: an easyconfig is shared and committed, and EasyBuild
       // cannot use a masked password; the site gives eb its own access to the index.
       extension.files[arch] =
-          WheelFile{wheel->filename, without_credentials(wheel->url), wheel->sha256.value_or("")};
+          WheelFile{wheel->filename, without_credentials(wheel->url), wheel->sha256.value_or(""),
+                    Url(wheel->url).host() == "files.pythonhosted.org"};
       is_requested[key] = is_requested[key] || wheel->requested;
     }
   }

@@ -62,8 +62,9 @@ void append_modulename(Lines& lines, const Extension& extension, std::size_t ind
 // One file on every architecture (or the entry of one architecture).
 Lines single_file_entry(const Extension& extension, const WheelFile& file, std::size_t indent) {
   Lines lines{extension_head(extension, indent)};
-  append(lines,
-         render_string_list("'source_urls': ", {split_url(file.url).first}, indent + 4, ","));
+  if (!file.on_pypi)
+    append(lines,
+           render_string_list("'source_urls': ", {split_url(file.url).first}, indent + 4, ","));
   const auto source = source_value(file, indent + 4, "", "");
   if (source.size() == 1) {
     lines.push_back(std::string(indent + 4, ' ') + "'sources': [" +
@@ -108,7 +109,10 @@ Lines per_arch_entry(const Extension& extension, const std::string& local, Lines
   locals.push_back("}");
   locals.push_back("");
   Lines lines{extension_head(extension, 4)};
-  append(lines, render_string_list("'source_urls': ", {urls.begin(), urls.end()}, 8, ","));
+  const bool all_on_pypi = std::ranges::all_of(
+      extension.files, [](const auto& entry) { return entry.second.on_pypi; });
+  if (!all_on_pypi)
+    append(lines, render_string_list("'source_urls': ", {urls.begin(), urls.end()}, 8, ","));
   lines.push_back("        'sources': [" + local + "[ARCH]],");
   lines.push_back("        'checksums': [{");
   for (const auto& [filename, sha256] : checksums) {

@@ -182,15 +182,18 @@ Manifest read_manifest(const fs::path& dir) {
     throw;
   }
   if (!text) return {};
+  return parse_manifest(*text, file);
+}
 
-  if (const auto at = json_too_deep(*text))
+Manifest parse_manifest(const std::string& text, const fs::path& file) {
+  if (const auto at = json_too_deep(text))
     throw IoError(file.string(),
                   "is nested deeper than " + std::to_string(k_json_max_depth) + " levels (byte " +
                       std::to_string(*at) + ")",
                   std::string(k_not_ours_hint));
   json document;
   try {
-    document = json::parse(*text);
+    document = json::parse(text);
   } catch (const json::exception& error) {  // parse_error, or out_of_range 406 (1e999)
     IoError failure(file.string(), "is not valid JSON", std::string(k_not_ours_hint));
     failure.with_detail(error.what());
@@ -249,6 +252,22 @@ std::string utc_now() {
   const std::size_t length =
       std::strftime(buffer.data(), buffer.size(), "%Y-%m-%dT%H:%M:%SZ", &parts);
   return std::string(buffer.data(), length);
+}
+
+MirrorOrigins origins_of(const Manifest& manifest) {
+  MirrorOrigins origins;
+  origins.source_index = manifest.source_index;
+  for (const auto& [path, file] : manifest.files) origins.by_path.emplace(path, file.url);
+  return origins;
+}
+
+std::optional<MirrorOrigins> read_origins(const fs::path& dir) {
+  if (!fs::exists(dir / k_manifest_name)) return std::nullopt;
+  return origins_of(read_manifest(dir));
+}
+
+MirrorOrigins parse_origins(const std::string& text, const std::string& where) {
+  return origins_of(parse_manifest(text, where));
 }
 
 }  // namespace wheelmod::mirror

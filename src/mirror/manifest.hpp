@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "mirror/origins.hpp"
+
 namespace wheelmod::mirror {
 
-inline constexpr const char* k_manifest_name = "wheelmod-mirror.json";
+inline constexpr const char* k_manifest_name = k_manifest_file;
 
 struct ManifestFile {
   std::string filename;           // the key: where it is kept, DIR/files/<filename> (layout.hpp)
@@ -37,6 +39,10 @@ struct Manifest {
 /// A file that is not a manifest of this schema is an IoError naming it
 /// (hint: not a wheelmod mirror, or written by a newer wheelmod).
 Manifest read_manifest(const std::filesystem::path& dir);
+
+/// The manifest in `text`, as read_manifest checks it; `file` names it in errors (a path, or
+/// the URL it was fetched from).
+Manifest parse_manifest(const std::string& text, const std::filesystem::path& file);
 
 /// Writes it atomically (temporary, fsync, rename), keys sorted, 2-space
 /// JSON, so that an unchanged mirror gives byte-identical manifests; not

@@ -10,10 +10,12 @@
 #include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/strings.hpp"
+#include "core/url.hpp"
 #include "emit/templates.hpp"
 #include "hash/sha256.hpp"
 #include "index/page.hpp"
 #include "index_client/metadata_source.hpp"
+#include "mirror/origins.hpp"
 #include "index_client/accelerator.hpp"
 #include "operations/version.hpp"
 #include "pep/requirement.hpp"
@@ -87,6 +89,9 @@ std::vector<std::string> command_words(const EasyconfigOptions& options) {
     words.insert(words.end(), {"--metadata", "keep"});
   if (options.with_relink) words.emplace_back("--with-relink");
   if (options.write_unmet) words.emplace_back("--write-unmet");
+  if (options.source_urls == SourceUrls::upstream)
+    words.insert(words.end(), {"--source-urls", "upstream"});
+  if (options.source_urls == SourceUrls::index) words.insert(words.end(), {"--source-urls", "index"});
   if (!options.versionsuffix.empty())
     words.insert(words.end(), {"--versionsuffix", shell_word(options.versionsuffix)});
   return words;
@@ -273,6 +278,83 @@ std::map<std::string, wheel::ExtensionImport> read_extension_imports(
   return by_file;
 }
 
+// The origins of the index's files when the index is a wheelmod mirror (its root holds the
+// manifest); nullopt for any other index (an HTTP index answers 404 or 403).
+std::optional<mirror::MirrorOrigins> mirror_origins(const Selection& selection,
+                                                    Reporter& reporter) {
+  std::string root = selection.index;
+  while (root.ends_with('/')) root.pop_back();
+  if (const Url url(root); url.scheme() == "file")
+    return mirror::read_origins(percent_decode(url.path()));
+  net::Fetcher fetcher(fetcher_options(selection));
+  const auto manifest = root + "/" + mirror::k_manifest_file;
+  std::optional<net::Response> page;
+  try {
+    page = fetcher.get_page(manifest, "*/*");
+  } catch (const IoError& error) {
+    // Indexes answer what is not theirs in many ways (a PEP 691 server: 406): not a mirror.
+    reporter.on_note("source_urls: no mirror manifest at " + mask_credentials(manifest) + " (" +
+                     error.cause() + ")");
+    return std::nullopt;
+  }
+  if (!page) return std::nullopt;
+  return mirror::parse_origins(page->body, mask_credentials(manifest));
+}
+
+// --source-urls: each wheel's URL in the reports becomes the one the easyconfig names (after the
+// wheels were read from where they are). Throws UsageError for an explicit `upstream` that is not
+// public, IoError for a mirror whose manifest lacks one of its files.
+void point_at_sources(std::map<std::string, resolve::ResolveReport>& reports,
+                      const EasyconfigOptions& options, Reporter& reporter) {
+  if (options.source_urls == SourceUrls::index) return;
+  const auto& selection = options.selection;
+  const auto origins = mirror_origins(selection, reporter);
+  const bool explicit_upstream = options.source_urls == SourceUrls::upstream;
+  if (!origins && !explicit_upstream) return;
+  std::string files = selection.index;
+  while (files.ends_with('/')) files.pop_back();
+  files += "/files/";
+  std::map<std::string, std::string> upstream;  // download URL -> origin
+  std::vector<std::string> not_public;
+  std::string first_not_public;
+  for (const auto& [arch, report] : reports)
+    for (const auto& wheel : report.wheels) {
+      std::string origin = wheel.url;
+      if (origins && wheel.url.starts_with(files)) {
+        const auto relative = wheel.url.substr(files.size());
+        const auto key = percent_decode(relative.substr(0, relative.find_first_of("#?")));
+        const auto found = origins->by_path.find(key);
+        if (found == origins->by_path.end())
+          throw IoError(mask_credentials(selection.index) + "/" + mirror::k_manifest_file,
+                        "does not list files/" + key + ", which the mirror's pages link",
+                        "check the mirror with `wheelmod mirror SPEC --dest DIR --verify`");
+        origin = found->second;
+      }
+      if (Url(origin).scheme() != "https" &&
+          std::ranges::find(not_public, wheel.filename) == not_public.end()) {
+        if (not_public.empty()) first_not_public = origin;
+        not_public.push_back(wheel.filename);
+      }
+      upstream.emplace(wheel.url, origin);
+    }
+  if (!not_public.empty()) {
+    if (explicit_upstream)
+      throw UsageError(
+          "--source-urls upstream",
+          join(not_public, ", ") + (not_public.size() == 1 ? " has" : " have") +
+              " no public https:// origin here (" + mask_credentials(first_not_public) + ")",
+          origins ? "the mirror was made from a non-public index; --source-urls index names the "
+                    "mirror's copies"
+                  : "the index is not a wheelmod mirror, whose manifest would record each "
+                    "file's origin; --source-urls index names the files where they are");
+    reporter.on_note("source_urls: the mirror's origins are not all https (" +
+                     mask_credentials(origins->source_index) + "): they name the mirror's files");
+    return;
+  }
+  for (auto& [arch, report] : reports)
+    for (auto& wheel : report.wheels) wheel.url = upstream.at(wheel.url);
+}
+
 // The plan's file names only, before anything is fetched: any import decision names them alike.
 emit::EasyconfigPlan plan_for_names(emit::StackRequest request) {
   for (const auto& [arch, report] : request.reports)
@@ -430,6 +512,7 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   result.computed_sha256 =
       fill_missing_hashes(request.reports, options, result.output_dir, reporter);
   request.imports = read_extension_imports(request.reports, selection);
+  point_at_sources(request.reports, options, reporter);
   const auto plan = emit::plan_easyconfigs(request);
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),

@@ -27,8 +27,8 @@ import sys
 import tempfile
 import zipfile
 
-from scenario_support import (Failure, check, run_expecting, scenario_main, serve_locally,
-                              stop_server)
+from scenario_support import (Failure, check, make_test_ca, run_expecting, scenario_main,
+                              serve_locally, stop_server)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "easyconfig"))
@@ -553,9 +553,109 @@ def import_names(r):
           "cuda-bindings imports as cuda.bindings")
 
 
+def serve_tls(directory, ca_dir):
+    """The directory over HTTPS on 127.0.0.1 with a certificate of a test CA: (server, ca.pem)."""
+    import functools
+    import http.server
+    import ssl
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    ca, cert, key = make_test_ca(ca_dir)
+    server = serve_locally(functools.partial(Quiet, directory=directory))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    return server, ca
+
+
+def extension_sources(params):
+    """{file name: (source_urls or None, download name, checksum)} of every extension."""
+    out = {}
+    for entry in params.get("exts_list", []):
+        if len(entry) < 3:
+            continue
+        options = entry[2]
+        for source, checksum in zip(options["sources"], options["checksums"]):
+            filename = source if isinstance(source, str) else source["filename"]
+            download = source if isinstance(source, str) else source["download_filename"]
+            sha = checksum[filename] if isinstance(checksum, dict) else checksum
+            out[filename] = (options.get("source_urls"), download, sha)
+    return out
+
+
+def source_urls(r):
+    """Files fit for a pull request: generated from a wheelmod mirror (here made from the sample
+    served over HTTPS), source_urls name each file's origin as the mirror's manifest records it
+    (automatic; before, the mirror's own file:// copies), and EasyBuild finds every file there
+    with its checksum; --source-urls index names the mirror's copies; the mirror behind a plain
+    web server gives the same origins; --source-urls upstream on an index that knows no public
+    origin is refused (exit 2)."""
+    from urllib.parse import unquote
+    server, ca = serve_tls(r.sample, os.path.join(r.work, "ca"))
+    mirror = os.path.join(r.work, "mirror")
+    plain = None
+    try:
+        origin = f"https://127.0.0.1:{server.server_address[1]}/whl"
+        spec = os.path.join(r.work, "mirror.yaml")
+        with open(spec, "w") as f:
+            f.write(f"index: {origin}\nvariants: [cpu]\npackages:\n  torch: \"==2.6.0\"\n"
+                    f"python: [\"3.12\"]\narches: [x86_64, aarch64]\nglibc: \"2.28\"\n"
+                    f"dependencies: true\n")
+        run_expecting([r.wheelmod, "-q", "mirror", spec, "--dest", mirror, "--cacert", ca], 0, timeout=300)
+        with open(os.path.join(mirror, "wheelmod-mirror.json")) as f:
+            manifest = json.load(f)["files"]
+        by_name = {os.path.basename(key): entry for key, entry in manifest.items()}
+
+        def generate(name, index, *extra):
+            out = os.path.join(r.work, name)
+            run_expecting([r.wheelmod, "-q", "easyconfig", "torch==2.6.0", "--toolchain", "foss-2024a",
+                           "--index", index, "--cache-dir", r.cache, "--output-dir", out, *extra], 0)
+            return r.checked(out)["PyTorch-2.6.0-foss-2024a-whl.eb"]
+
+        def check_origins(files, how):
+            for arch, params in files.items():
+                sources = extension_sources(params)
+                check(set(sources) >= {"sympy-1.13.1-py3-none-any.whl"}, f"{how}: {sorted(sources)}")
+                for filename, (urls, download, sha) in sources.items():
+                    entry = by_name[filename]
+                    check(urls and all(u.startswith(origin.rsplit("/", 1)[0] + "/") for u in urls),
+                          f"{how} {arch}: {filename} from {urls}, not its origin")
+                    check(any(unquote(u + "/" + download) == unquote(entry["url"]) for u in urls),
+                          f"{how} {arch}: {filename}: {urls} + {download} is not {entry['url']}")
+                    check(sha == entry["sha256"], f"{how}: {filename} checksum")
+
+        check_origins(generate("from-mirror", "file://" + mirror), "a mirror on disk")
+        index_named = generate("mirror-copies", "file://" + mirror, "--source-urls", "index")
+        for arch, params in index_named.items():
+            for filename, (urls, _, _) in extension_sources(params).items():
+                check(urls == ["file://" + os.path.join(mirror, "files", os.path.dirname(
+                    next(k for k in manifest if os.path.basename(k) == filename)))],
+                      f"--source-urls index: {filename} from {urls}")
+        import functools
+        import http.server
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+        plain = serve_locally(functools.partial(Quiet, directory=mirror))
+        check_origins(generate("from-served-mirror", f"http://127.0.0.1:{plain.server_address[1]}/"),
+                      "a mirror behind a web server")
+    finally:
+        stop_server(server)
+        if plain:
+            stop_server(plain)
+    refused = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--source-urls", "upstream",
+                    out=os.path.join(r.work, "no-origin"), expect=2)
+    check("no public https:// origin" in refused.stderr and "--source-urls index" in refused.stderr,
+          refused.stderr)
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template,
-                                     cuda_across_arches, site_modules, import_names)}
+                                     cuda_across_arches, site_modules, import_names, source_urls)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}

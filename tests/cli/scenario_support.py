@@ -254,3 +254,26 @@ def wait_for_port(port, timeout=15):
                 return
         time.sleep(0.05)
     raise Failure(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
+
+
+def make_test_ca(directory):
+    """A test CA and a server certificate it signs for 127.0.0.1 and localhost, made with
+    openssl: (ca.pem, server.pem, server.key)."""
+    os.makedirs(directory, exist_ok=True)
+    ca_key, ca = os.path.join(directory, "ca.key"), os.path.join(directory, "ca.pem")
+    key, csr = os.path.join(directory, "server.key"), os.path.join(directory, "server.csr")
+    cert, ext = os.path.join(directory, "server.pem"), os.path.join(directory, "ext.cnf")
+    with open(ext, "w", encoding="utf-8") as handle:
+        handle.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    for command in (
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+             "/CN=wheelmod test site CA", "-addext", "basicConstraints=critical,CA:TRUE",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-keyout", ca_key, "-out", ca],
+            ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+             "-keyout", key, "-out", csr],
+            ["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+             "-days", "2", "-out", cert, "-extfile", ext]):
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Failure(f"{' '.join(command[:2])} failed: {result.stderr}")
+    return ca, cert, key

@@ -53,7 +53,8 @@ glibc: "2.28"
 
 # The helpers the CLI scenarios share (tests/cli/scenario_support.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
-from scenario_support import Anchors, Failure, check, free_port, sha256_of, wait_for_port  # noqa: E402
+from scenario_support import (Anchors, Failure, check, free_port, make_test_ca, sha256_of,  # noqa: E402
+                              wait_for_port)
 
 
 # ---- building the shapes from the sample ---------------------------------------------------
@@ -353,29 +354,6 @@ def proxy_handler(upstream_port):
     return Handler
 
 
-def make_ca(directory):
-    """A test CA and a server certificate it signs for 127.0.0.1 and localhost: (ca.pem, cert,
-    key)."""
-    os.makedirs(directory, exist_ok=True)
-    ca_key, ca = os.path.join(directory, "ca.key"), os.path.join(directory, "ca.pem")
-    key, csr = os.path.join(directory, "server.key"), os.path.join(directory, "server.csr")
-    cert, ext = os.path.join(directory, "server.pem"), os.path.join(directory, "ext.cnf")
-    run_ok(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-            "/CN=wheelmod test site CA", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-keyout", ca_key, "-out", ca])
-    run_ok(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
-            "-keyout", key, "-out", csr])
-    write(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    run_ok(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
-            "-days", "2", "-out", cert, "-extfile", ext])
-    return ca, cert, key
-
-
-def run_ok(command):
-    result = subprocess.run(command, capture_output=True, text=True)
-    check(result.returncode == 0, f"{command[0]} failed: {result.stderr}")
-
-
 # ---- one shape ----------------------------------------------------------------------------
 
 def clean_environment():
@@ -466,7 +444,7 @@ class Matrix:
                      "mirror_old": "a mirror without root pages (as written before them), nginx"}
             return Shape(name, base, base + "/cu126/", servers=[server], note=notes[name])
         if name in ("https_auth", "https_auth_url"):
-            ca, cert, key = make_ca(os.path.join(root, "ca"))
+            ca, cert, key = make_test_ca(os.path.join(root, "ca"))
             server = Nginx(nginx, self.sample, os.path.join(root, "nginx"), tls=(cert, key),
                            auth=(USER, SECRET))
             if name == "https_auth":

@@ -418,3 +418,23 @@ TEST_CASE("planning writes each wheel's import decision", "[emit][easyconfig][pl
   request.imports.erase("torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl");
   CHECK_THROWS_AS(emit::plan_easyconfigs(request), std::invalid_argument);
 }
+
+TEST_CASE("a wheel on PyPI takes EasyBuild's PyPI default source_urls", "[emit][easyconfig][plan]") {
+  auto request = stack(eb::MetadataPolicy::strip);
+  // triton as download.pytorch.org's mirrored dependency pages link it: to PyPI's files host.
+  auto& triton = request.reports["x86_64"].wheels[2];
+  REQUIRE(triton.name == "triton");
+  triton.url = "https://files.pythonhosted.org/packages/4a/b1/ab/triton-3.2.0-x86.whl";
+  const auto plan = emit::plan_easyconfigs(request);
+  const auto& pytorch = named(plan, "PyTorch");
+  CHECK(pytorch.extensions[0].files.at("x86_64").on_pypi);
+  CHECK_FALSE(pytorch.extensions[1].files.at("x86_64").on_pypi);
+  const emit::TemplateSet templates(emit::TemplateSet::default_dir());
+  const auto text = emit::render_easyconfig(pytorch, templates);
+  const auto triton_entry = text.substr(text.find("('triton', '3.2.0', {"));
+  CHECK(triton_entry.substr(0, triton_entry.find("}),")).find("source_urls") == std::string::npos);
+  // torch's files stay named where they are.
+  CHECK(text.find("'source_urls': ['https://download.pytorch.org/whl/cu126'],") !=
+        std::string::npos);
+}
+

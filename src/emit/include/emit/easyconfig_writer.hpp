@@ -92,6 +92,10 @@ struct WheelFile {
   std::string filename;  // as installed: torch-2.6.0+cu126-...whl
   std::string url;       // as downloaded: .../cu126/torch-2.6.0%2Bcu126-...whl
   std::string sha256;
+  /// On PyPI (files.pythonhosted.org): EasyBuild's PythonPackage default source_urls
+  /// (PYPI_SOURCE, rewritten to the file's /packages/ URL by framework's derive_alt_pypi_url)
+  /// finds it, as easybuild-easyconfigs' own bundles rely on.
+  bool on_pypi = false;
 };
 
 /// One `exts_list` entry.

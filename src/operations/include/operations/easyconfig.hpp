@@ -15,6 +15,14 @@
 
 namespace wheelmod::operations {
 
+/// What an extension's source_urls name. index: where wheelmod found the wheel (a mirror's
+/// copy, a file:// tree). upstream: where it came from, public https URLs: a wheelmod mirror's
+/// manifest records each file's origin; any other index's URLs must be https themselves.
+/// automatic: upstream when the index is a wheelmod mirror whose origins are all https, else
+/// index. Wheels hosted on PyPI (files.pythonhosted.org) get no source_urls at all in every mode:
+/// EasyBuild's PythonPackage default (PYPI_SOURCE) finds them.
+enum class SourceUrls { automatic, upstream, index };
+
 struct EasyconfigOptions {
   Selection selection;  // arch: comma-separated, default x86_64,aarch64; glibc default 2.28
   DownloadSettings download;
@@ -28,6 +36,7 @@ struct EasyconfigOptions {
   /// refusing with exit 3: EasyBuild's pip check fails them until the maintainer adds what is
   /// missing.
   bool write_unmet = false;
+  SourceUrls source_urls = SourceUrls::automatic;
   SiteModules site;          // --eb-installpath, --prefer-module: the site's modules, as resolve
 };
 
