@@ -452,6 +452,7 @@ def check_quirks(p, manifest):
             p.check(e["has_metadata_file"] == new, subject, message)
         if e["project"] == "nvidia-cusparselt-cu12":
             check_cusparselt_entry(p, subject, e)
+    check_sympy_mpmath(p, manifest)
     # Every cu126 x86_64 torch pins the cuSPARSELt wheel its directory serves.
     for e in wheels:
         if e["project"] == "torch" and e["variant"] == "cu126" and e["arch"] == "x86_64" and (
@@ -461,6 +462,44 @@ def check_quirks(p, manifest):
             served = {f"nvidia-cusparselt-cu12=={n['version']}" for n in wheels
                       if n["project"] == "nvidia-cusparselt-cu12" and n["variant"] == "cu126"}
             p.check(pins and set(pins) <= served, f"catalogue:{e['filename']}", f"{pins} not served: {served}")
+
+
+def check_sympy_mpmath(p, manifest):
+    """mpmath 1.3.0 mirrored from PyPI as sympy 1.13.x is (every directory,
+    PEP 658 .metadata, no Requires-Python so no data-requires-python, extras
+    only), and every page that lists a sympy serves an mpmath it accepts."""
+    wheels = manifest["wheels"]
+    has = {(e["variant"] or e["location"], e["filename"]) for e in wheels}
+    for version in ("1.13.1", "1.13.3"):
+        p.check(("mirror", f"sympy-{version}-py3-none-any.whl") in has, "catalogue", f"sympy {version} missing")
+    mpmath = [e for e in wheels if e["project"] == "mpmath"]
+    p.check([e["filename"] for e in mpmath] == ["mpmath-1.3.0-py3-none-any.whl"], "catalogue",
+            f"mpmath wheels {[e['filename'] for e in mpmath]}")
+    sympy_pages = {page for e in wheels if e["project"] == "sympy" and e["location"] == "mirror"
+                   for page in e["pages"]}
+    for e in mpmath:
+        subject = f"catalogue:{e['filename']}"
+        p.check(e["location"] == "mirror" and e["targets"] is None and e["path"].startswith("packages/"),
+                subject, "must be mirrored from PyPI into every directory, as sympy")
+        p.check(e["has_metadata_file"] and e["has_hash_on_index"], subject, "PEP 658 .metadata and #sha256")
+        p.check(e["requires_python"] is None and e["data_requires_python"] is None, subject,
+                "mpmath 1.3.0 has no Requires-Python")
+        p.check(e["requires_dist"] and all("extra ==" in r for r in e["requires_dist"]), subject,
+                "Requires-Dist must be extras only")
+        want = {page.replace("/sympy/", "/mpmath/") for page in sympy_pages}
+        p.check(set(e["pages"]) == want, subject, f"pages {sorted(set(e['pages']) ^ want)}")
+    for e in wheels:
+        if e["project"] != "sympy":
+            continue
+        for text in e["requires_dist"]:
+            req = Requirement(text)
+            if req.name != "mpmath" or req.marker:
+                continue
+            for page in e["pages"]:
+                served = [Version(m["version"]) for m in mpmath
+                          if page.replace("/sympy/", "/mpmath/") in m["pages"]]
+                p.check(any(v in req.specifier for v in served), f"catalogue:{e['filename']}",
+                        f"{page}: no mpmath for {text} (served {[str(v) for v in served]})")
 
 
 # -- the 2026 generation (independent of the generator) ------------------------

@@ -550,6 +550,10 @@ def wheels(tree=None) -> list[Wheel]:
         out.append(_pure("networkx", version, "root"))
     for version in ("1.13.1", "1.13.3"):
         out.append(_pure("sympy", version, "mirror"))
+    # sympy's one requirement (mpmath<1.4,>=1.1.0), mirrored from PyPI into
+    # every directory as sympy is (update_dependencies.py PACKAGES_PER_PROJECT
+    # "mpmath": [{"project": "torch"}], no target).
+    out.append(_pure("mpmath", "1.3.0", "mirror"))
     return out + wheels_2026(tree)
 
 
@@ -815,8 +819,10 @@ def release_of_wheel(wheel: Wheel) -> TorchRelease:
 
 # Requires-Python of the pure wheels, and the data-requires-python value
 # their index links carry (PyPI copies it; the torch index hard-codes
-# ">=3.10" for networkx 3.3 / 3.4.2, pytorch#152191).
-PURE_REQUIRES_PYTHON = {"networkx": ">=3.10", "sympy": ">=3.8"}
+# ">=3.10" for networkx 3.3 / 3.4.2, pytorch#152191). None: the METADATA
+# has no Requires-Python and PyPI's link no data-requires-python (mpmath
+# 1.3.0's setup.cfg sets no python_requires).
+PURE_REQUIRES_PYTHON = {"networkx": ">=3.10", "sympy": ">=3.8", "mpmath": None}
 
 
 # -- METADATA ----------------------------------------------------------------
@@ -1069,6 +1075,50 @@ def metadata(wheel: Wheel) -> str:
             ("Requires-Dist", 'hypothesis>=6.70.0; extra == "dev"'),
         ]
         return _headers(fields) + "\n" + SAMPLE_NOTE
+    if wheel.project == "mpmath":
+        # The real mpmath-1.3.0-py3-none-any.whl's METADATA (setuptools and
+        # bdist_wheel 0.38.4: no Requires-Python, Provides-Extra regenerated
+        # from requires.txt after License-File, extras sorted, legacy
+        # `name (>=x) ; marker` form with the extra's condition in parentheses).
+        fields = [
+            ("Metadata-Version", "2.1"),
+            ("Name", "mpmath"),
+            ("Version", wheel.version),
+            ("Summary", "Python library for arbitrary-precision floating-point arithmetic"),
+            ("Home-page", "http://mpmath.org/"),
+            ("Author", "Fredrik Johansson"),
+            ("Author-email", "fredrik.johansson@gmail.com"),
+            ("License", "BSD"),
+            ("Project-URL", "Source, https://github.com/fredrik-johansson/mpmath"),
+            ("Project-URL", "Tracker, https://github.com/fredrik-johansson/mpmath/issues"),
+            ("Project-URL", "Documentation, http://mpmath.org/doc/current/"),
+            ("Classifier", "License :: OSI Approved :: BSD License"),
+            ("Classifier", "Topic :: Scientific/Engineering :: Mathematics"),
+            ("Classifier", "Topic :: Software Development :: Libraries :: Python Modules"),
+            ("Classifier", "Programming Language :: Python"),
+            ("Classifier", "Programming Language :: Python :: 2"),
+            ("Classifier", "Programming Language :: Python :: 2.7"),
+            *_classifiers(["3.5", "3.6", "3.7", "3.8", "3.9"]),
+            ("Classifier", "Programming Language :: Python :: Implementation :: CPython"),
+            ("Classifier", "Programming Language :: Python :: Implementation :: PyPy"),
+            ("License-File", "LICENSE"),
+            ("Provides-Extra", "develop"),
+            ("Requires-Dist", "pytest (>=4.6) ; extra == 'develop'"),
+            ("Requires-Dist", "pycodestyle ; extra == 'develop'"),
+            ("Requires-Dist", "pytest-cov ; extra == 'develop'"),
+            ("Requires-Dist", "codecov ; extra == 'develop'"),
+            ("Requires-Dist", "wheel ; extra == 'develop'"),
+            ("Provides-Extra", "docs"),
+            ("Requires-Dist", "sphinx ; extra == 'docs'"),
+            ("Provides-Extra", "gmpy"),
+            (
+                "Requires-Dist",
+                "gmpy2 (>=2.1.0a4) ; (platform_python_implementation != \"PyPy\") and extra == 'gmpy'",
+            ),
+            ("Provides-Extra", "tests"),
+            ("Requires-Dist", "pytest (>=4.6) ; extra == 'tests'"),
+        ]
+        return _headers(fields) + "\n" + SAMPLE_NOTE
     if wheel.project == "nvidia_cusparselt_cu12":
         # The fields `pip show nvidia-cusparselt-cu12` prints, in the layout
         # of NVIDIA's other CUDA wheels (README "Choices").
@@ -1197,6 +1247,7 @@ def data_requires_python(wheel: Wheel) -> str | None:
 
 MIRROR_REQUIRES_PYTHON = {
     "sympy": ">=3.8",
+    "mpmath": PURE_REQUIRES_PYTHON["mpmath"],
     "cuda_bindings": ">=3.10",
     **{p: ">=3" for p, _ in cuda13_tree_projects()},
     **{p: ">=3" for p, _, _ in CUDA13_STAND_IN_WHEELS},

@@ -77,10 +77,12 @@ def _pypi_page(name, entries, page_dir, style, second_host):
     mirrored = [e for e in entries if e["location"] == "mirror"]
     for entry in sorted(mirrored, key=lambda e: e["filename"]):
         href = _href(entry, page_dir, style, second_host) + "#sha256=" + entry["sha256"]
-        requires = entry["data_requires_python"].replace(">", "&gt;")
+        # PyPI leaves data-requires-python out where the file has none (mpmath 1.3.0).
+        requires = entry["data_requires_python"]
+        requires = f' data-requires-python="{requires.replace(">", "&gt;")}"' if requires else ""
         value = "sha256=" + entry["metadata_sha256"]
         lines.append(
-            f'    <a href="{href}" data-requires-python="{requires}" data-dist-info-metadata="{value}"'
+            f'    <a href="{href}"{requires} data-dist-info-metadata="{value}"'
             f' data-core-metadata="{value}">{entry["filename"]}</a><br />'
         )
     # Files the index still hosts itself, appended after the upstream links

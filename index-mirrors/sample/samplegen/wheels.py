@@ -417,6 +417,14 @@ def pure_files(wheel):
             "entry_points.txt": _entry_points([("console_scripts", [("isympy", "isympy:main")])]).encode("utf-8"),
             "top_level.txt": b"isympy\nsympy\n",
         }
+    elif wheel.project == "mpmath":
+        files = {
+            "mpmath/__init__.py": _text(f'"""Sample mpmath package."""\n\n__version__ = {wheel.version!r}\n'),
+        }
+        dist = {
+            "LICENSE": b"Sample wheel; the real mpmath is distributed under the BSD license.\n",
+            "top_level.txt": b"mpmath\n",
+        }
     else:
         files = {
             "networkx/__init__.py": _text(f'"""Sample networkx package."""\n\n__version__ = {wheel.version!r}\n'),
