@@ -653,9 +653,45 @@ def source_urls(r):
           refused.stderr)
 
 
+def unmet(r):
+    """foss-2026.1 with CUDA 13: torch 2.12 requires nvidia-nvshmem-cu13, which no module of the
+    shipped tables provides, and sympy's mpmath<1.4 conflicts with SciPy-bundle's 1.4.1. The
+    mpmath conflict is met by the index's mpmath 1.3.0 as an extension; NVSHMEM is refused (exit
+    3, nothing written) until the site's module is read (--eb-installpath) or the wheel is
+    bundled; --bundle-missing meets it on x86_64 only (no aarch64 wheel on the index), which is
+    named, not written. (fd98fdf wrote both files, exit 0, which EasyBuild's pip check fails.)"""
+    args = ("torch==2.12.0", "--toolchain", "foss-2026.1", "--accelerator", "cu130")
+    refused_dir = os.path.join(r.work, "unmet-refused")
+    refused = r.run(*args, out=refused_dir, expect=3)
+    check("nvidia-nvshmem-cu13==3.4.5 (needed by torch 2.12.0+cu130, PyTorch, aarch64 and x86_64): "
+          "no module of 2026.1 provides libnvshmem_host.so.3" in refused.stderr, refused.stderr)
+    check("mpmath" not in refused.stderr, f"mpmath is met by the index's wheel: {refused.stderr}")
+    check(not os.path.exists(refused_dir) or not os.listdir(refused_dir), "nothing written")
+    asymmetric = r.run(*args, "--bundle-missing", out=refused_dir, expect=3)
+    check("nvidia-nvshmem-cu13==3.4.5 (needed by torch 2.12.0+cu130, PyTorch, aarch64): "
+          in asymmetric.stderr and "x86_64)" not in asymmetric.stderr, asymmetric.stderr)
+
+    out, summary = r.generate("unmet-site", *args, "--eb-installpath", r.sample)
+    check(summary["to_add"] == [], summary["to_add"])
+    files = r.checked(out)
+    for arch in ("x86_64", "aarch64"):
+        params = files["PyTorch-2.12.0-foss-2026.1-CUDA-13.3.0-whl.eb"][arch]
+        check(("NVSHMEM", "3.4.5", "-CUDA-%(cudaver)s") in params["dependencies"], params["dependencies"])
+        mpmath = ext(params, "mpmath")
+        check(mpmath[1] == "1.3.0" and "modulename" not in mpmath[2], f"mpmath 1.3.0 bundled: {mpmath}")
+        check(ext(params, "sympy")[1] == "1.14.0", "sympy 1.14.0 bundled")
+        r.check_checksums(params)
+
+    out, _ = r.generate("unmet-bundled", *args, "--bundle-missing", "--arch", "x86_64")
+    params = r.checked(out, arches=("x86_64",))["PyTorch-2.12.0-foss-2026.1-CUDA-13.3.0-whl.eb"]["x86_64"]
+    nvshmem = ext(params, "nvidia-nvshmem-cu13")
+    check(nvshmem[2].get("modulename") is False, f"a library wheel imports nothing: {nvshmem}")
+    check("NVSHMEM" not in names_of(params["dependencies"]), params["dependencies"])
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template,
-                                     cuda_across_arches, site_modules, import_names, source_urls)}
+                                     cuda_across_arches, site_modules, import_names, source_urls, unmet)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}
