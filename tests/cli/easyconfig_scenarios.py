@@ -45,6 +45,21 @@ BUNDLE = "PyTorch-bundle-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb"
 WHEEL_BUNDLE = "CUDA-wheel-bundle-12.6.0-gfbf-2024a-PyTorch-2.6.0-CUDA-12.6.0.eb"
 
 
+def extension_sources(params):
+    """{file name: (source_urls or None, download name, checksum)} of every extension."""
+    out = {}
+    for entry in params.get("exts_list", []):
+        if len(entry) < 3:
+            continue
+        options = entry[2]
+        for source, checksum in zip(options["sources"], options["checksums"]):
+            filename = source if isinstance(source, str) else source["filename"]
+            download = source if isinstance(source, str) else source["download_filename"]
+            sha = checksum[filename] if isinstance(checksum, dict) else checksum
+            out[filename] = (options.get("source_urls"), download, sha)
+    return out
+
+
 class Runner:
     def __init__(self, args):
         self.wheelmod = args.wheelmod
@@ -92,18 +107,11 @@ class Runner:
 
     def check_checksums(self, params):
         """Each extension's checksum is the sha256 of the file its URL names."""
-        for entry in params.get("exts_list", []):
-            if len(entry) < 3:
-                continue
-            options = entry[2]
-            for source, checksum in zip(options["sources"], options["checksums"]):
-                filename = source if isinstance(source, str) else source["filename"]
-                download = source if isinstance(source, str) else source["download_filename"]
-                sha = checksum[filename] if isinstance(checksum, dict) else checksum
-                urls = [u + "/" + download for u in options["source_urls"]]
-                wheel = self.manifest_sha(next(u for u in urls if self.exists(u)))
-                check(wheel["filename"] == filename, f"{filename}: the URL names {wheel['filename']}")
-                check(sha == wheel["sha256"], f"{filename}: checksum {sha} is not the file's {wheel['sha256']}")
+        for filename, (source_urls, download, sha) in extension_sources(params).items():
+            urls = [u + "/" + download for u in source_urls]
+            wheel = self.manifest_sha(next(u for u in urls if self.exists(u)))
+            check(wheel["filename"] == filename, f"{filename}: the URL names {wheel['filename']}")
+            check(sha == wheel["sha256"], f"{filename}: checksum {sha} is not the file's {wheel['sha256']}")
 
     def exists(self, url):
         path = url[len("file://"):].replace("%2B", "+")
@@ -569,21 +577,6 @@ def serve_tls(directory, ca_dir):
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)
     return server, ca
-
-
-def extension_sources(params):
-    """{file name: (source_urls or None, download name, checksum)} of every extension."""
-    out = {}
-    for entry in params.get("exts_list", []):
-        if len(entry) < 3:
-            continue
-        options = entry[2]
-        for source, checksum in zip(options["sources"], options["checksums"]):
-            filename = source if isinstance(source, str) else source["filename"]
-            download = source if isinstance(source, str) else source["download_filename"]
-            sha = checksum[filename] if isinstance(checksum, dict) else checksum
-            out[filename] = (options.get("source_urls"), download, sha)
-    return out
 
 
 def source_urls(r):
