@@ -31,6 +31,7 @@ test_packages=(
   python3-pip-whl     # real wheels to install in the tests
   unzip               # the peer unpacker in the install benchmark
   python3-pycodestyle # the style check EasyBuild's --check-contrib runs on easyconfigs
+  git                 # tests/easybuild: easybuild-easyconfigs' test suite diffs a branch
   clang-format        # the format check of the tree (clang-format 14, tests/layering)
   python3-torch       # a real libtorch (1.13.1) for swapcheck on real binaries (tests/swapcheck/real)
   libtorch-dev        # its headers, to build extensions against it in both string ABIs

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/strings.hpp"
@@ -277,14 +278,24 @@ void PlanContext::add_sanity_checks_for_torch(Easyconfig& easyconfig) const {
   const auto version = "python -c 'import torch; print(torch.__version__)' | grep -E '" +
                        version_pattern(m_torch_version) + "'";
   switch (m_request.accelerator) {
-    case index_client::AcceleratorKind::cuda:
-      commands = {
-          "python -c 'import torch; print(torch.__version__, torch.version.cuda, "
-          "torch.backends.cudnn.version())'",
-          version,
-          "python -c 'import torch; print(torch.version.cuda)' | grep -Fx " +
-              index_client::cuda_version_of_variant(m_request.variant).value_or("")};
+    case index_client::AcceleratorKind::cuda: {
+      // The CUDA each architecture's wheel was built for: variants may differ per architecture
+      // when one CUDA module runs them all (cu129 on x86_64, cu128 on aarch64). The checksums pin
+      // each file; this catches a CPU build or another variant put in by hand.
+      std::set<std::string> cuda;
+      for (const auto& [arch, report] : m_request.reports)
+        cuda.insert(index_client::cuda_version_of_variant(report.variant.variant).value_or(""));
+      if (cuda.empty())
+        cuda.insert(index_client::cuda_version_of_variant(m_request.variant).value_or(""));
+      std::string patterns;
+      for (const auto& version_text : cuda)
+        patterns += (cuda.size() == 1 ? " " : " -e ") + version_text;
+      commands = {"python -c 'import torch; print(torch.__version__, torch.version.cuda, "
+                  "torch.backends.cudnn.version())'",
+                  version,
+                  "python -c 'import torch; print(torch.version.cuda)' | grep -Fx" + patterns};
       break;
+    }
     case index_client::AcceleratorKind::rocm:
       commands = {"python -c 'import torch; print(torch.__version__, torch.version.hip)'", version,
                   "python -c 'import torch; print(torch.version.hip)' | grep -E '^" +
