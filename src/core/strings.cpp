@@ -31,4 +31,23 @@ std::string major_minor(std::string_view version) {
   return std::string(version.substr(0, version.find('.', first + 1)));
 }
 
+std::string printable(std::string_view text) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte == '\\') {
+      out += "\\\\";
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += "\\x";
+      out += k_hex[byte >> 4];
+      out += k_hex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace wheelmod

@@ -109,8 +109,17 @@ std::vector<std::string> tag_mismatches(const std::vector<pep::Tag>& tags,
   return {reasons.begin(), reasons.end()};
 }
 
+bool is_wheel_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-' || c == '+';
+}
+
 std::string describe(const Rejection& rejection) {
   switch (rejection.kind) {
+    case RejectionKind::unsafe_file_name:
+      return "skipped: its name holds '" + rejection.found +
+             "', outside the letters, digits and . _ - + of every real wheel name (PEP 427, 440, "
+             "425): such a name would reach a shell unquoted (EasyBuild's pip install)";
     case RejectionKind::invalid_file_name:
       return "not a valid wheel file name: " + rejection.found;
     case RejectionKind::variant_wheel:
@@ -144,6 +153,15 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
   CandidateSet set;
   for (const auto& link : page.links) {
     if (!link.filename.ends_with(".whl")) continue;  // sdists and others: wheelmod installs wheels
+    // A wheel's name goes into paths, easyconfigs and, through EasyBuild's unquoted `pip install
+    // <file>`, a shell: one with a character outside the charset every real index's names use
+    // is passed over before anything else reads it.
+    if (const auto unsafe = std::ranges::find_if_not(link.filename, is_wheel_name_char);
+        unsafe != link.filename.end()) {
+      set.rejected.push_back({printable(link.filename), RejectionKind::unsafe_file_name,
+                              printable(std::string_view(&*unsafe, 1)), "", {}, false});
+      continue;
+    }
     auto wheel = pep::WheelFilename::parse(link.filename);
     if (!wheel) {
       set.rejected.push_back(

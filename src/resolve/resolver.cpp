@@ -137,7 +137,8 @@ std::vector<index_client::CandidateSet> requested_candidates(Session& session,
     auto set = index_client::collect_candidates(*page, filter_for(session, spec, variant),
                                                 request.tag_target, session.priority);
     for (const auto& rejection : set.rejected)
-      if (rejection.kind == index_client::RejectionKind::variant_wheel)
+      if (rejection.kind == index_client::RejectionKind::variant_wheel ||
+          rejection.kind == index_client::RejectionKind::unsafe_file_name)
         report.notes.push_back(rejection.filename + ": " + index_client::describe(rejection));
     if (set.fitting.empty())
       throw UnsatisfiableError(spec_text(spec),

@@ -15,6 +15,8 @@ Groups:
                ends, a gzip bomb
   credentials  user:secret@ in --index: the secret never printed, in text,
                JSON, or any error, nor stored in the cache or the destination
+  names        wheel names holding shell code or control bytes: never chosen,
+               fetched or printed raw, and noted
 (redirects and lengths: hostile_transfers.py)
 """
 import base64
@@ -26,8 +28,9 @@ from pathlib import Path
 
 from hostile_server import closed_port
 from hostile_support import MIB, Suite, check, check_error, main_with_groups
-from index_fixture import (CAPPED_BUDGET_MIB, JSON_TYPE, PAGE_CAP, PAGE_PATH, SECRET, TARGET,
-                           WHEEL_NAME, WHEEL_PATH, Work, html, link, quiet_asan, sha256, torch_wheel)
+from index_fixture import (CAPPED_BUDGET_MIB, JSON_TYPE, METADATA, PAGE_CAP, PAGE_PATH, SECRET,
+                           TARGET, WHEEL_NAME, WHEEL_PATH, Work, html, link, quiet_asan, sha256,
+                           torch_wheel)
 
 
 # --- pages --------------------------------------------------------------------------------------
@@ -329,11 +332,59 @@ def credentials(args):
                          "mismatch); never stored in the cache, the destination or the prefix")
 
 
-GROUPS = {"pages": pages, "credentials": credentials}
+# --- names -------------------------------------------------------------------------------------
+
+# File names packaging accepts (any text after a build tag's digits, after a dot of a compressed
+# tag set) that a shell would run: EasyBuild's PythonPackage runs `pip install ... <file>`
+# through bash unquoted. Each sorts before the good wheel (a build tag wins; equal tags, the
+# page's first), so before the charset check resolve chose it.
+SHELL_NAMES = [
+    "torch-2.6.0+cpu-1$(touch PWNED)-cp311-cp311-linux_x86_64.whl",
+    "torch-2.6.0+cpu-1`touch PWNED`-cp311-cp311-linux_x86_64.whl",
+    "torch-2.6.0+cpu-1;touch PWNED;-cp311-cp311-linux_x86_64.whl",
+    "torch-2.6.0+cpu-cp311-cp311-linux_x86_64.$(touch PWNED).whl",
+    "torch-2.6.0+cpu-1\x1b]0;owned\x07-cp311-cp311-linux_x86_64.whl",
+    "torch-2.6.0+cpu-1%(installdir)s-cp311-cp311-linux_x86_64.whl",
+]
+
+
+def names(args):
+    from urllib.parse import quote
+    suite = Suite(args.wheelmod, "wheel file names that would reach a shell",
+                  "wheelmod resolve/fetch torch --index URL (a page listing shell code in names)")
+    work = Work(suite)
+
+    def one(name):
+        def case():
+            path = "/files/" + quote(name, safe="+")
+            work.serve_wheel(path)
+            work.serve_page(html(link(f"{path}#sha256={sha256(work.wheel)}",
+                                      f' data-dist-info-metadata="sha256={sha256(METADATA)}"'),
+                                 work.good_link()))
+            result = work.resolve("--format", "json", "--no-deps")
+            check(work.chosen(result) == [WHEEL_NAME], f"chose {work.chosen(result)}")
+            notes = json.loads(result.stdout)["notes"]
+            check(any("skipped: its name holds" in note for note in notes), f"no note: {notes}")
+            check(not any(ord(c) < 0x20 for note in notes for c in note), f"raw control bytes: {notes}")
+            text = work.resolve("--no-deps")
+            check(text.returncode == 0 and "\x1b" not in text.stdout + text.stderr,
+                  f"raw escape on the terminal: {text.describe()}")
+            fetched, dest = work.fetch()
+            stored = sorted(n for n in os.listdir(dest) if not n.startswith(".wheelmod-")) \
+                if dest.exists() else None
+            check(fetched.returncode == 0 and stored == [WHEEL_NAME], f"fetched {stored}\n{fetched.describe()}")
+            check(not any(p.name == "PWNED" for p in work.top.rglob("PWNED")), "PWNED was created")
+        return case
+
+    cases = [(name.encode("unicode_escape").decode()[:60], one(name)) for name in SHELL_NAMES]
+    return suite.run_all(cases, work, "never chosen, fetched or printed raw; noted")
+
+
+GROUPS = {"pages": pages, "credentials": credentials, "names": names}
 # What CTest needs to run each group (`--list`, read by tests/hostile/CMakeLists.txt).
 # pages: 100,000 links, a 100 MB attribute, 256 MiB cut-offs (~25 s under ASan; the
 # reliability report's 1,000,000 links take ~110 s more).
-CTEST = {"pages": {"timeout": 600}, "credentials": {"timeout": 240}}
+CTEST = {"pages": {"timeout": 600}, "credentials": {"timeout": 240}, "names": {"timeout": 240}}
 
 
 def main():

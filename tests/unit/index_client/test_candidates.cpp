@@ -120,3 +120,29 @@ TEST_CASE("describe gives each rejection kind its words", "[index_client][candid
     CHECK(describe(c.rejection) == c.words);
   }
 }
+
+TEST_CASE("collect_candidates passes over names with characters no real wheel name holds",
+          "[index_client][candidates]") {
+  // packaging accepts any text after a build tag's digits: this one would be preferred (a build
+  // tag wins) and reach EasyBuild's shell as `pip install ... <file>`.
+  auto page = index::parse_project_html(
+      R"(<a href="/whl/cu128/torch-2.10.0%2Bcu128-1%24%28id%29-cp313-cp313-manylinux_2_28_x86_64.whl">1</a>
+<a href="/whl/cu128/torch-2.10.0%2Bcu128-cp313-cp313-manylinux_2_28_x86_64.%1B.whl">2</a>
+<a href="/whl/cu128/torch-2.10.0%2Bcu128-cp313-cp313-manylinux_2_28_x86_64.whl">3</a>)",
+      "https://download.pytorch.org/whl/cu128/torch/");
+  REQUIRE(page);
+  const auto target = *pep::TagTarget::with_python("3.13", "x86_64", pep::GlibcVersion{2, 28});
+  const pep::TagPriority priority(pep::supported_tags(target));
+  const auto set = collect_candidates(
+      *page, {"torch", *pep::SpecifierSet::parse("==2.10.0"), "cu128", true, std::nullopt}, target,
+      priority);
+  REQUIRE(set.fitting.size() == 1);
+  CHECK_FALSE(set.fitting.front().wheel.build);
+  std::vector<std::string> unsafe;
+  for (const auto& rejection : set.rejected)
+    if (rejection.kind == RejectionKind::unsafe_file_name) unsafe.push_back(rejection.found);
+  CHECK(unsafe == std::vector<std::string>{"$", "\\x1b"});
+  CHECK(is_wheel_name_char('+'));
+  CHECK_FALSE(is_wheel_name_char('%'));
+  CHECK_FALSE(is_wheel_name_char(' '));
+}

@@ -43,4 +43,9 @@ std::string join(const Range& items, std::string_view separator) {
 /// "3" -> "3" (a Python module's version to the X.Y of lib/pythonX.Y and of wheel tags).
 std::string major_minor(std::string_view version);
 
+/// `text` safe to print on a terminal or in a log line: control bytes (C0, DEL) and bytes
+/// outside ASCII written as `\xNN`, a backslash as `\\`. Text from an index or a wheel can
+/// hold escape sequences, carriage returns and line breaks that would rewrite what is shown.
+std::string printable(std::string_view text);
+
 }  // namespace wheelmod

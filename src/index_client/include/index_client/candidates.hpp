@@ -15,6 +15,7 @@ namespace wheelmod::index_client {
 
 /// Why a file is not taken. Callers decide by the kind and its fields; describe() gives the words.
 enum class RejectionKind {
+  unsafe_file_name,   // a character no real wheel name holds (found: it, escaped): never chosen
   invalid_file_name,  // not a wheel file name (found: the parse error)
   variant_wheel,      // a PEP 825 variant wheel not asked for (found: its label): worth a note
   version,            // found: its version; wanted: the specifier ("" for final releases only)
@@ -37,6 +38,12 @@ struct Rejection {
   std::vector<std::string> mismatches;  // tags only
   bool from_metadata = false;           // requires_python: the METADATA's, not the page's
 };
+
+/// Whether `c` may appear in a wheel's file name as wheelmod accepts it: ASCII letters, digits and
+/// `._-+`. PEP 427 escapes a name and version to `[A-Za-z0-9_.]` and PEP 440 versions add `+`;
+/// PyPI's and download.pytorch.org's names all fit. packaging accepts any text after a build
+/// tag's digits and in a compressed tag set (`x86_64.$(id)`), which must not reach a shell.
+bool is_wheel_name_char(char c);
 
 /// The rejection in words ("version 2.5.1 does not match ==2.6.0", "built for Python 3.13, the
 /// target is 3.12; needs glibc 2.28, the target has 2.17").
