@@ -1,5 +1,7 @@
 #include "emit/easyconfig_writer.hpp"
 
+#include "core/strings.hpp"
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -79,8 +81,13 @@ std::vector<std::string> wrap_string_item(std::string_view text, std::size_t ind
   return lines;
 }
 
-std::vector<std::string> wrap_comment(std::string_view text, std::size_t indent,
+std::vector<std::string> wrap_comment(std::string_view raw, std::size_t indent,
                                       std::size_t width) {
+  // Total over any input: a line break, NUL or other control byte in the text (an option, a
+  // requirement from a wheel's METADATA) would end the comment and start Python, or make the
+  // file unreadable to EasyBuild; they and bytes outside ASCII are written escaped.
+  const std::string escaped = printable(raw);
+  const std::string_view text = escaped;
   const std::string prefix = spaces(indent) + "# ";
   std::vector<std::string> lines;
   std::string line = prefix;

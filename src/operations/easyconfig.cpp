@@ -65,12 +65,17 @@ std::string cuda_module_version(const index_client::Accelerator& accelerator,
                    list.empty() ? "it has no CUDA at all" : "its CUDA versions: " + list);
 }
 
+// POSIX shell quoting: a word with anything but these characters in single quotes, each single
+// quote in it as '\'' (a header comment may be pasted into a shell).
 std::string shell_word(const std::string& word) {
-  const bool plain = std::ranges::all_of(word, [](char c) {
+  const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
            std::string_view("_.=+-,:/%").find(c) != std::string_view::npos;
   });
-  return plain ? word : "'" + word + "'";
+  if (plain) return word;
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 // What the header records: the options that shape the output, not where
@@ -125,7 +130,19 @@ emit::StackRequest stack_request(const EasyconfigOptions& options,
   request.metadata = options.metadata;
   request.relink = options.with_relink ? emit::RelinkStep::relink : emit::RelinkStep::none;
   request.wheelmod_version = wheelmod_version();
-  if (!options.versionsuffix.empty()) request.versionsuffix = options.versionsuffix;
+  if (!options.versionsuffix.empty()) {
+    // It becomes part of file and module names: what EasyBuild's own suffixes use, templates
+    // such as %(cudaver)s included, and nothing a path, a shell or a comment would read otherwise.
+    const bool fits = std::ranges::all_of(options.versionsuffix, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view("._+-%()").find(c) != std::string_view::npos;
+    });
+    if (!fits)
+      throw UsageError("--versionsuffix " + printable(options.versionsuffix),
+                       "holds a character outside letters, digits and ._+-%()",
+                       "e.g. --versionsuffix -CUDA-%(cudaver)s-whl");
+    request.versionsuffix = options.versionsuffix;
+  }
   request.command = command_words(options);
   return request;
 }

@@ -52,13 +52,7 @@ void set_target(const Selection& selection, resolve::ResolveRequest& request) {
                      "name the toolchain (--toolchain foss-2024a) or the Python (--python 3.12)");
   }
   auto glibc = host_glibc();
-  if (!selection.glibc.empty()) {
-    const auto parsed = pep::GlibcVersion::parse(selection.glibc);
-    if (!parsed)
-      throw UsageError("--glibc " + selection.glibc, parsed.error().message,
-                       "give it as 2.NN, e.g. --glibc 2.28");
-    glibc = *parsed;
-  }
+  if (!selection.glibc.empty()) glibc = glibc_option(selection.glibc);
   const auto arch = selection.arch.empty() ? host_arch() : selection.arch;
   if (!is_known_arch(arch))
     throw UsageError("--arch " + arch, "unknown architecture",
@@ -241,6 +235,21 @@ void require_one_source(std::string_view command, std::string_view verb, bool fi
                    first_given ? "give " + choice + ", not both"
                                : "nothing to " + std::string(verb) + ": give " + choice,
                    std::move(example));
+}
+
+pep::GlibcVersion glibc_option(const std::string& value) {
+  // The whole value: pep::GlibcVersion::parse reads `major.minor` at the start as packaging reads
+  // a glibc's own version string ("2.20-2014.11"), but an option with more after it ("2.28\n...")
+  // was accepted as 2.28 and then copied whole into the command an easyconfig's header quotes.
+  const auto parsed = pep::GlibcVersion::parse(value);
+  const bool whole = std::ranges::all_of(value, [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
+                     std::ranges::count(value, '.') == 1;
+  if (!parsed || !whole)
+    throw UsageError("--glibc " + printable(value),
+                     parsed ? "is not a glibc version: only major.minor, nothing after it"
+                            : parsed.error().message,
+                     "give it as 2.NN, e.g. --glibc 2.28 (ldd --version shows it)");
+  return *parsed;
 }
 
 net::FetcherOptions fetcher_options(const Selection& selection) {

@@ -1,5 +1,7 @@
 #include "operations/tags.hpp"
 
+#include "operations/selection.hpp"
+
 #include "core/errors.hpp"
 #include "host.hpp"
 
@@ -11,14 +13,7 @@ TagsResult tags(const TagsOptions& options) {
     throw UsageError("--arch " + arch, "unknown architecture",
                      "use one of: " + known_arches_text());
   pep::GlibcVersion glibc = host_glibc();
-  if (!options.glibc.empty()) {
-    const auto parsed = pep::GlibcVersion::parse(options.glibc);
-    if (!parsed)
-      throw UsageError(
-          "--glibc " + options.glibc, parsed.error().message,
-          "give the glibc version as 2.NN, e.g. --glibc 2.28 (ldd --version shows it)");
-    glibc = *parsed;
-  }
+  if (!options.glibc.empty()) glibc = glibc_option(options.glibc);
   const auto python = options.python.empty() ? host_python() : options.python;
   auto target = pep::TagTarget::with_python(python, arch, glibc);
   if (!target)

@@ -414,6 +414,14 @@ def errors(r):
     older, _ = r.generate("cu124on126", "torch==2.6.0", "--toolchain", "foss-2024a", "--accelerator", "cu124",
                           "--arch", "x86_64")
     check("PyTorch-2.6.0-foss-2024a-CUDA-12.6.0-whl.eb" in os.listdir(older), os.listdir(older))
+    # Options are taken whole: fd98fdf read '2.28\n<python>' as 2.28 and copied the rest into the
+    # header comment, where eb ran it; a versionsuffix becomes a file name.
+    result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--glibc", "2.28\nimport os", out=out, expect=2)
+    check("--glibc 2.28\\x0aimport os" in result.stderr, result.stderr)
+    result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--versionsuffix", "-whl\nimport os", out=out,
+                   expect=2)
+    check("--versionsuffix -whl\\x0aimport os" in result.stderr, result.stderr)
+    check(not os.path.exists(out), "nothing written for a refused option")
     result = r.run("torch==2.6.0", "--toolchain", "GCCcore-13.3.0", out=out, expect=2)
     check("not GCCcore-13.3.0 or one of its subtoolchains" in result.stderr, result.stderr)
     r.run("torch==2.6.0", *CUDA, out=out)

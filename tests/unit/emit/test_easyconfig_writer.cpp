@@ -101,6 +101,14 @@ TEST_CASE("wrap_string_item keeps 120 columns and the text", "[emit][easyconfig]
   }
 }
 
+TEST_CASE("wrap_comment keeps any text inside the comment", "[emit][easyconfig]") {
+  // A line break, a carriage return or a NUL would end the comment (Python runs what follows) or
+  // make the file unreadable to EasyBuild: written escaped, as are bytes outside ASCII.
+  const auto lines = emit::wrap_comment(std::string("wheelmod: x\nimport os\r\0 \xe2\x80\xa8", 27), 4);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "    # wheelmod: x\\x0aimport os\\x0d\\x00 \\xe2\\x80\\xa8");
+}
+
 TEST_CASE("wrap_comment wraps between words", "[emit][easyconfig]") {
   const auto lines = emit::wrap_comment(
       "wheelmod: typing-extensions>=4.10.0: Python/3.11.3-GCCcore-12.3.0 does not satisfy it "

@@ -15,6 +15,7 @@
 #include "easybuild/library_map.hpp"
 #include "net/download.hpp"
 #include "net/fetcher.hpp"
+#include "pep/tags.hpp"
 #include "resolve/report.hpp"
 
 namespace wheelmod::operations {
@@ -124,6 +125,9 @@ easybuild::SiteConfig load_site_config(const std::string& config_dir,
 const easybuild::Generation& find_generation(const easybuild::SiteConfig& config,
                                              const std::string& toolchain,
                                              const std::string& hint = {});
+
+/// The value of a --glibc option, whole: `2.28` and nothing after it. Throws UsageError (exit 2).
+pep::GlibcVersion glibc_option(const std::string& value);
 
 /// The fetcher settings of `selection`: its cache directory, page timeout and connection.
 net::FetcherOptions fetcher_options(const Selection& selection);
