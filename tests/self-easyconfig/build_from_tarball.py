@@ -56,7 +56,8 @@ def build(root, work, jobs):
     subprocess.run(['bash', os.path.join(root, 'scripts', 'dist.sh'), dist], check=True)
     sources = os.path.join(dist, 'w', 'wheelmod')
     easyconfig = sorted(glob.glob(os.path.join(sources, '*.eb')))[0]
-    values = easyconfig_values(easyconfig, {'version', 'sources', 'preconfigopts', 'configopts'})
+    keys = {'version', 'sources', 'preconfigopts', 'configopts', 'build_type'}
+    values = easyconfig_values(easyconfig, keys)
     builddir = os.path.join(work, 'build')
     installdir = os.path.join(work, 'install')
     os.makedirs(builddir)
@@ -82,6 +83,13 @@ def build(root, work, jobs):
     options = ['-DCMAKE_INSTALL_PREFIX=' + installdir, '-DCMAKE_MESSAGE_LOG_LEVEL=STATUS',
                '-DCMAKE_INSTALL_LIBDIR:PATH=lib', '-DCMAKE_VERBOSE_MAKEFILE=ON',
                '-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF']
+    # The easyconfigs leave CMAKE_BUILD_TYPE to CMakeMake (easybuild-easyconfigs' test suite refuses
+    # it in configopts): configure_step adds -DCMAKE_BUILD_TYPE=<build_type> unless configopts has
+    # one, and its build_type property is 'Release' unless the easyconfig sets build_type or
+    # toolchainopts ask for debug or noopt (easyblocks generic/cmakemake.py, CMakeMake.build_type).
+    if '-DCMAKE_BUILD_TYPE=' not in values['configopts']:
+        build_type = values.get('build_type') or 'Release'
+        options.append('-DCMAKE_BUILD_TYPE=' + build_type)
     configure = ' '.join([resolve(values.get('preconfigopts', ''), templates), 'cmake', *options,
                           resolve(values['configopts'], templates), start_dir])
     run(configure, obj, os.path.join(work, 'configure.log'))

@@ -141,7 +141,11 @@ class SelfEasyconfig(unittest.TestCase):
                 self.assertEqual(p['sanity_check_commands'], ['wheelmod --version'])
                 self.assertIn('bin/wheelmod', p['sanity_check_paths']['files'])
                 self.assertIn('share/wheelmod', p['sanity_check_paths']['dirs'])
-                self.assertIn('-DCMAKE_BUILD_TYPE=Release', p['configopts'])
+                # A Release build through CMakeMake's build_type left at its default, as
+                # easybuild-easyconfigs' test_pr_CMAKE_BUILD_TYPE demands (it refuses both
+                # -DCMAKE_BUILD_TYPE in configopts and build_type = 'Release').
+                self.assertNotIn('CMAKE_BUILD_TYPE', p['configopts'])
+                self.assertNotIn('build_type', p)
                 self.assertIn('-DWHEELMOD_BUILD_TESTS=OFF', p['configopts'])
                 # No source_urls for the tarball; the pinned Mustache header as the second source.
                 self.assertNotIn('source_urls', p)
