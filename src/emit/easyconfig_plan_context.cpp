@@ -136,8 +136,8 @@ void PlanContext::add_to_add(std::string subject, std::string reason) {
 void PlanContext::add_unmet(const Easyconfig& easyconfig, const std::string& arch,
                             const resolve::ChosenWheel& wheel,
                             const resolve::Dependency& requirement, std::string why) {
-  m_unmet.push_back({easyconfig.name, arch, without_marker(requirement.requirement),
-                     wheel.filename, std::move(why)});
+  m_unmet.push_back({easyconfig.name, arch, without_marker(requirement.requirement), wheel.filename,
+                     std::move(why)});
 }
 
 void PlanContext::note(Easyconfig& easyconfig, const resolve::Dependency& requirement,
@@ -290,10 +290,10 @@ void PlanContext::add_sanity_checks_for_torch(Easyconfig& easyconfig) const {
       std::string patterns;
       for (const auto& version_text : cuda)
         patterns += (cuda.size() == 1 ? " " : " -e ") + version_text;
-      commands = {"python -c 'import torch; print(torch.__version__, torch.version.cuda, "
-                  "torch.backends.cudnn.version())'",
-                  version,
-                  "python -c 'import torch; print(torch.version.cuda)' | grep -Fx" + patterns};
+      commands = {
+          "python -c 'import torch; print(torch.__version__, torch.version.cuda, "
+          "torch.backends.cudnn.version())'",
+          version, "python -c 'import torch; print(torch.version.cuda)' | grep -Fx" + patterns};
       break;
     }
     case index_client::AcceleratorKind::rocm:

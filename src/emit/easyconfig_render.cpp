@@ -109,8 +109,8 @@ Lines per_arch_entry(const Extension& extension, const std::string& local, Lines
   locals.push_back("}");
   locals.push_back("");
   Lines lines{extension_head(extension, 4)};
-  const bool all_on_pypi = std::ranges::all_of(
-      extension.files, [](const auto& entry) { return entry.second.on_pypi; });
+  const bool all_on_pypi =
+      std::ranges::all_of(extension.files, [](const auto& entry) { return entry.second.on_pypi; });
   if (!all_on_pypi)
     append(lines, render_string_list("'source_urls': ", {urls.begin(), urls.end()}, 8, ","));
   lines.push_back("        'sources': [" + local + "[ARCH]],");

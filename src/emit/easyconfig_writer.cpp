@@ -1,12 +1,12 @@
 #include "emit/easyconfig_writer.hpp"
 
-#include "core/strings.hpp"
-
 #include <algorithm>
 #include <array>
 #include <set>
 
 #include <nlohmann/json.hpp>
+
+#include "core/strings.hpp"
 
 namespace wheelmod::emit {
 
@@ -81,8 +81,7 @@ std::vector<std::string> wrap_string_item(std::string_view text, std::size_t ind
   return lines;
 }
 
-std::vector<std::string> wrap_comment(std::string_view raw, std::size_t indent,
-                                      std::size_t width) {
+std::vector<std::string> wrap_comment(std::string_view raw, std::size_t indent, std::size_t width) {
   // Total over any input: a line break, NUL or other control byte in the text (an option, a
   // requirement from a wheel's METADATA) would end the comment and start Python, or make the
   // file unreadable to EasyBuild; they and bytes outside ASCII are written escaped.

@@ -158,8 +158,12 @@ CandidateSet collect_candidates(const index::ProjectPage& page, const CandidateF
     // is passed over before anything else reads it.
     if (const auto unsafe = std::ranges::find_if_not(link.filename, is_wheel_name_char);
         unsafe != link.filename.end()) {
-      set.rejected.push_back({printable(link.filename), RejectionKind::unsafe_file_name,
-                              printable(std::string_view(&*unsafe, 1)), "", {}, false});
+      set.rejected.push_back({printable(link.filename),
+                              RejectionKind::unsafe_file_name,
+                              printable(std::string_view(&*unsafe, 1)),
+                              "",
+                              {},
+                              false});
       continue;
     }
     auto wheel = pep::WheelFilename::parse(link.filename);

@@ -14,9 +14,9 @@
 #include "emit/templates.hpp"
 #include "hash/sha256.hpp"
 #include "index/page.hpp"
+#include "index_client/accelerator.hpp"
 #include "index_client/metadata_source.hpp"
 #include "mirror/origins.hpp"
-#include "index_client/accelerator.hpp"
 #include "operations/version.hpp"
 #include "pep/requirement.hpp"
 #include "wheel/import_names.hpp"
@@ -96,7 +96,8 @@ std::vector<std::string> command_words(const EasyconfigOptions& options) {
   if (options.write_unmet) words.emplace_back("--write-unmet");
   if (options.source_urls == SourceUrls::upstream)
     words.insert(words.end(), {"--source-urls", "upstream"});
-  if (options.source_urls == SourceUrls::index) words.insert(words.end(), {"--source-urls", "index"});
+  if (options.source_urls == SourceUrls::index)
+    words.insert(words.end(), {"--source-urls", "index"});
   if (!options.versionsuffix.empty())
     words.insert(words.end(), {"--versionsuffix", shell_word(options.versionsuffix)});
   return words;
@@ -207,8 +208,8 @@ class UrlHashCache {
     if (newline == std::string::npos || text.substr(0, newline) != url) return std::nullopt;
     auto digest = text.substr(newline + 1, 64);
     const bool valid = digest.size() == 64 && std::ranges::all_of(digest, [](char c) {
-      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    });
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                       });
     return valid ? std::optional(digest) : std::nullopt;
   }
 
@@ -236,8 +237,8 @@ class UrlHashCache {
 std::map<std::string, std::string> fill_missing_hashes(
     std::map<std::string, resolve::ResolveReport>& reports, const EasyconfigOptions& options,
     const fs::path& output_dir, Reporter& reporter) {
-  const UrlHashCache cache(cache_dir_or_default(options.selection.cache_dir,
-                                                options.selection.getenv));
+  const UrlHashCache cache(
+      cache_dir_or_default(options.selection.cache_dir, options.selection.getenv));
   std::map<std::string, std::string> by_url;
   resolve::ResolveReport unhashed;
   for (const auto& [arch, report] : reports)
@@ -381,8 +382,9 @@ emit::EasyconfigPlan plan_for_names(emit::StackRequest request) {
 
 // An easyconfig that EasyBuild's own sanity step must fail is not written unless asked for
 // (--write-unmet): each requirement that nothing meets is named, with the architectures where.
-void refuse_unmet(const emit::EasyconfigPlan& plan, bool write_unmet) {
-  if (plan.unmet.empty() || write_unmet) return;
+void refuse_unmet(const emit::EasyconfigPlan& plan, const std::optional<emit::ToAdd>& own_missing,
+                  bool write_unmet) {
+  if ((plan.unmet.empty() && !own_missing) || write_unmet) return;
   struct Where {
     std::string needed_by;
     std::vector<std::string> arches;
@@ -398,18 +400,21 @@ void refuse_unmet(const emit::EasyconfigPlan& plan, bool write_unmet) {
       const auto& file = unmet.needed_by;
       const auto dash = file.find('-');
       const auto second = dash == std::string::npos ? dash : file.find('-', dash + 1);
-      it->second.needed_by = dash == std::string::npos
-                                 ? file
-                                 : file.substr(0, dash) + " " + file.substr(dash + 1, second - dash - 1);
+      it->second.needed_by =
+          dash == std::string::npos
+              ? file
+              : file.substr(0, dash) + " " + file.substr(dash + 1, second - dash - 1);
     }
     if (std::ranges::find(it->second.arches, unmet.arch) == it->second.arches.end())
       it->second.arches.push_back(unmet.arch);
   }
+  const auto count = order.size() + (own_missing ? 1 : 0);
   UnsatisfiableError error(
       "easyconfig",
-      std::to_string(order.size()) + (order.size() == 1 ? " requirement" : " requirements") +
-          " of the wheels would be unmet where the easyconfigs install them, so EasyBuild's "
-          "sanity check (pip check) would fail; nothing was written",
+      std::to_string(count) + (count == 1 ? " requirement" : " requirements") +
+          " would be unmet where the easyconfigs install, so EasyBuild would fail them (its "
+          "sanity check runs pip check; its robot resolves build dependencies); nothing was "
+          "written",
       "--bundle-missing installs the index's wheel where one fits; the site's modules count "
       "with --eb-installpath or --config; --write-unmet writes the files anyway, each listed as "
       "`# wheelmod: to add`");
@@ -419,6 +424,7 @@ void refuse_unmet(const emit::EasyconfigPlan& plan, bool write_unmet) {
     error.with_detail(requirement + " (needed by " + where.needed_by + ", " + easyconfig + ", " +
                       join(where.arches, " and ") + "): " + why);
   }
+  if (own_missing) error.with_detail(own_missing->subject + ": " + own_missing->reason);
   throw error;
 }
 
@@ -516,16 +522,27 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   EasyconfigResult result;
   result.output_dir = fs::absolute(options.output_dir).lexically_normal();
   result.variant = request.variant;
+  const auto& generation = find_generation(config, selection.toolchain);
+  std::optional<std::pair<WrittenEasyconfig, std::string>> own;
+  std::optional<emit::ToAdd> own_missing;
+  if (options.with_relink) own = wheelmod_easyconfig(generation, result.output_dir);
+  if (options.with_relink && !own)
+    own_missing = emit::ToAdd{
+        "wheelmod " + wheelmod_version() + " (build dependency, --with-relink)",
+        "wheelmod ships easyconfigs for GCCcore " + shipped_gcccores() +
+            " (easyconfigs/), none for " + generation.gcccore +
+            ", so eb --robot finds none: " + "copy one as wheelmod-" + wheelmod_version() +
+            "-GCCcore-" + generation.gcccore + ".eb with this generation's dependency versions"};
+  // The files' names are the resolution's: an existing one, or a requirement nothing meets,
+  // stops the run before any wheel is downloaded for its hash or anything is created.
+  const auto named = plan_for_names(request);
+  refuse_existing(named, result.output_dir, options.force);
+  refuse_unmet(named, own_missing, options.write_unmet);
   std::error_code error;
   fs::create_directories(result.output_dir, error);
   if (error)
     throw IoError(result.output_dir.string(),
                   "cannot create the output directory: " + error.message());
-  // The files' names are the resolution's: an existing one stops the run before any wheel is
-  // downloaded for its hash.
-  const auto named = plan_for_names(request);
-  refuse_existing(named, result.output_dir, options.force);
-  refuse_unmet(named, options.write_unmet);
   result.computed_sha256 =
       fill_missing_hashes(request.reports, options, result.output_dir, reporter);
   request.imports = read_extension_imports(request.reports, selection);
@@ -534,19 +551,9 @@ EasyconfigResult easyconfig(const EasyconfigOptions& given, Reporter& reporter) 
   const emit::TemplateSet templates(
       emit::TemplateSet::default_dir(),
       options.templates.empty() ? std::nullopt : std::optional<fs::path>(options.templates));
-  const auto& generation = find_generation(config, selection.toolchain);
-  std::optional<std::pair<WrittenEasyconfig, std::string>> own;
-  if (options.with_relink) own = wheelmod_easyconfig(generation, result.output_dir);
   result.written = write_easyconfigs(plan, templates, result.output_dir, options.force, own);
   result.to_add = plan.to_add;
-  if (options.with_relink && !own)
-    result.to_add.push_back(
-        {"wheelmod " + wheelmod_version() + " (build dependency, --with-relink)",
-         "wheelmod ships easyconfigs for GCCcore " + shipped_gcccores() +
-             " (easyconfigs/), none "
-             "for " +
-             generation.gcccore + ": copy one as wheelmod-" + wheelmod_version() + "-GCCcore-" +
-             generation.gcccore + ".eb with this generation's dependency versions"});
+  if (own_missing) result.to_add.push_back(*own_missing);
   return result;
 }
 

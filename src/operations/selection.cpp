@@ -242,8 +242,9 @@ pep::GlibcVersion glibc_option(const std::string& value) {
   // a glibc's own version string ("2.20-2014.11"), but an option with more after it ("2.28\n...")
   // was accepted as 2.28 and then copied whole into the command an easyconfig's header quotes.
   const auto parsed = pep::GlibcVersion::parse(value);
-  const bool whole = std::ranges::all_of(value, [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
-                     std::ranges::count(value, '.') == 1;
+  const bool whole =
+      std::ranges::all_of(value, [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
+      std::ranges::count(value, '.') == 1;
   if (!parsed || !whole)
     throw UsageError("--glibc " + printable(value),
                      parsed ? "is not a glibc version: only major.minor, nothing after it"

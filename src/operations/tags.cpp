@@ -1,9 +1,8 @@
 #include "operations/tags.hpp"
 
-#include "operations/selection.hpp"
-
 #include "core/errors.hpp"
 #include "host.hpp"
+#include "operations/selection.hpp"
 
 namespace wheelmod::operations {
 

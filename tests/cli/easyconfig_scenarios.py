@@ -221,7 +221,7 @@ def no_wheel_bundle(r):
                   "Python/3.11.3-GCCcore-12.3.0 has 4.6.3, and the index has no fitting wheel to bundle",
                   "--write-unmet"):
         check(named in refused.stderr, f"not named: {named}\n{refused.stderr}")
-    check(not os.listdir(refused_dir), f"written although refused: {os.listdir(refused_dir)}")
+    check(not os.path.exists(refused_dir), "the output directory was created although refused")
     out, summary = r.generate("gen2023a", *args, "--write-unmet")
     files = r.checked(out, arches=("x86_64",))
     bundle = "CUDA-wheel-bundle-12.4.0-gfbf-2023a-CUDA-12.4.0.eb"
@@ -323,7 +323,15 @@ def with_relink(r):
                                             "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
     check("postinstallcmds" not in files[BUNDLE]["x86_64"], "relink only where the libraries are")
     check(not any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), summary["to_add"])
-    # 2023a (GCCcore 12.3.0): no shipped wheelmod easyconfig, so it is to add.
+    # 2025a (GCCcore 14.2.0): no shipped wheelmod easyconfig, so eb --robot could not resolve
+    # the file (the real EasyBuild: "Missing dependencies: wheelmod/0.1.0-foss-2025a"): refused,
+    # naming it, unless --write-unmet (fd98fdf wrote it, exit 0).
+    refused = r.run("torch", "--toolchain", "foss-2025a", "--accelerator", "cpu", "--with-relink",
+                    out=os.path.join(r.work, "relink2025a"), expect=3)
+    check("wheelmod 0.1.0 (build dependency, --with-relink): " in refused.stderr
+          and "none for 14.2.0" in refused.stderr, refused.stderr)
+    check(not os.path.exists(os.path.join(r.work, "relink2025a")), "the output directory was created")
+    # 2023a (GCCcore 12.3.0), written anyway: the missing easyconfig is to add.
     _, older = r.generate("relink2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cpu",
                           "--with-relink", "--write-unmet")
     wanted = [item for item in older["to_add"] if item["subject"].startswith("wheelmod ")]

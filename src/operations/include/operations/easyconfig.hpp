@@ -37,7 +37,7 @@ struct EasyconfigOptions {
   /// missing.
   bool write_unmet = false;
   SourceUrls source_urls = SourceUrls::automatic;
-  SiteModules site;          // --eb-installpath, --prefer-module: the site's modules, as resolve
+  SiteModules site;  // --eb-installpath, --prefer-module: the site's modules, as resolve
 };
 
 struct WrittenEasyconfig {
