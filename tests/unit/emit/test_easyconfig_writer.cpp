@@ -104,7 +104,8 @@ TEST_CASE("wrap_string_item keeps 120 columns and the text", "[emit][easyconfig]
 TEST_CASE("wrap_comment keeps any text inside the comment", "[emit][easyconfig]") {
   // A line break, a carriage return or a NUL would end the comment (Python runs what follows) or
   // make the file unreadable to EasyBuild: written escaped, as are bytes outside ASCII.
-  const auto lines = emit::wrap_comment(std::string("wheelmod: x\nimport os\r\0 \xe2\x80\xa8", 27), 4);
+  const auto lines =
+      emit::wrap_comment(std::string("wheelmod: x\nimport os\r\0 \xe2\x80\xa8", 27), 4);
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] == "    # wheelmod: x\\x0aimport os\\x0d\\x00 \\xe2\\x80\\xa8");
 }
@@ -427,7 +428,8 @@ TEST_CASE("planning writes each wheel's import decision", "[emit][easyconfig][pl
   CHECK_THROWS_AS(emit::plan_easyconfigs(request), std::invalid_argument);
 }
 
-TEST_CASE("a wheel on PyPI takes EasyBuild's PyPI default source_urls", "[emit][easyconfig][plan]") {
+TEST_CASE("a wheel on PyPI takes EasyBuild's PyPI default source_urls",
+          "[emit][easyconfig][plan]") {
   auto request = stack(eb::MetadataPolicy::strip);
   // triton as download.pytorch.org's mirrored dependency pages link it: to PyPI's files host.
   auto& triton = request.reports["x86_64"].wheels[2];
@@ -445,4 +447,3 @@ TEST_CASE("a wheel on PyPI takes EasyBuild's PyPI default source_urls", "[emit][
   CHECK(text.find("'source_urls': ['https://download.pytorch.org/whl/cu126'],") !=
         std::string::npos);
 }
-

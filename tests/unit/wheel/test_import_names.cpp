@@ -27,30 +27,30 @@ Decided decide(std::string_view project, const std::vector<std::string>& entries
 }  // namespace
 
 TEST_CASE("the project's own name, when the wheel installs it", "[wheel][imports]") {
-  const auto torch = decide("torch", {"functorch/__init__.py", "torch/__init__.py",
-                                      "torch/_C.cpython-313-x86_64-linux-gnu.so",
-                                      "torch-2.10.0+cu130.dist-info/RECORD"});
+  const auto torch = decide(
+      "torch", {"functorch/__init__.py", "torch/__init__.py",
+                "torch/_C.cpython-313-x86_64-linux-gnu.so", "torch-2.10.0+cu130.dist-info/RECORD"});
   CHECK(torch.kind == Kind::project_name);
   CHECK(torch.name == "torch");
   // A top-level module file (sympy ships isympy.py beside its package).
-  CHECK(decide("typing-extensions", {"typing_extensions.py",
-                                     "typing_extensions-4.12.2.dist-info/METADATA"})
+  CHECK(decide("typing-extensions",
+               {"typing_extensions.py", "typing_extensions-4.12.2.dist-info/METADATA"})
             .kind == Kind::project_name);
-  CHECK(decide("sympy", {"isympy.py", "sympy/__init__.py", "sympy-1.14.0.data/data/share/man/"
-                                                           "man1/isympy.1"})
+  CHECK(decide("sympy", {"isympy.py", "sympy/__init__.py",
+                         "sympy-1.14.0.data/data/share/man/"
+                         "man1/isympy.1"})
             .kind == Kind::project_name);
   // EasyBuild lower-cases the name: an extension named MarkupSafe imports markupsafe.
   CHECK(decide("MarkupSafe", {"markupsafe/__init__.py"}).kind == Kind::project_name);
 }
 
-TEST_CASE("a dotted path when the name's words are a namespace and a package",
-          "[wheel][imports]") {
+TEST_CASE("a dotted path when the name's words are a namespace and a package", "[wheel][imports]") {
   // cuda-bindings installs cuda/bindings/ under the `cuda` namespace package it shares with
   // cuda-core and cuda-pathfinder: `import cuda_bindings` fails, `import cuda.bindings` works.
-  const auto bindings = decide(
-      "cuda-bindings", {"cuda/bindings/__init__.py", "cuda/bindings/_version.py",
-                        "cuda/bindings/cyruntime.cpython-313-x86_64-linux-gnu.so",
-                        "cuda_bindings-12.9.4.dist-info/top_level.txt"});
+  const auto bindings =
+      decide("cuda-bindings", {"cuda/bindings/__init__.py", "cuda/bindings/_version.py",
+                               "cuda/bindings/cyruntime.cpython-313-x86_64-linux-gnu.so",
+                               "cuda_bindings-12.9.4.dist-info/top_level.txt"});
   CHECK(bindings.kind == Kind::other_name);
   CHECK(bindings.name == "cuda.bindings");
   // Zip directory entries are directories too.
@@ -59,9 +59,9 @@ TEST_CASE("a dotted path when the name's words are a namespace and a package",
 }
 
 TEST_CASE("another top-level name, when that is what the wheel installs", "[wheel][imports]") {
-  const auto pillow =
-      decide("pillow", {"PIL/__init__.py", "PIL/_imaging.cpython-312-x86_64-linux-gnu.so",
-                        "pillow.libs/libjpeg-8a13c6e0.so.62.4.0", "pillow-11.0.0.dist-info/RECORD"});
+  const auto pillow = decide(
+      "pillow", {"PIL/__init__.py", "PIL/_imaging.cpython-312-x86_64-linux-gnu.so",
+                 "pillow.libs/libjpeg-8a13c6e0.so.62.4.0", "pillow-11.0.0.dist-info/RECORD"});
   CHECK(pillow.kind == Kind::other_name);
   CHECK(pillow.name == "PIL");
   // A word of the name: pytorch-triton-rocm installs triton.
@@ -72,8 +72,8 @@ TEST_CASE("another top-level name, when that is what the wheel installs", "[whee
                           "yaml/_yaml.cpython-312-x86_64-linux-gnu.so"})
             .name == "yaml");
   // Packages installed through the .data directory's purelib/platlib land in site-packages.
-  CHECK(decide("oddball", {"oddball-1.0.data/purelib/odd/__init__.py",
-                           "oddball-1.0.data/scripts/run-odd"})
+  CHECK(decide("oddball",
+               {"oddball-1.0.data/purelib/odd/__init__.py", "oddball-1.0.data/scripts/run-odd"})
             .name == "odd");
   // A namespace holding one package is named by the package.
   CHECK(decide("acme-tools", {"acme/widgets/__init__.py"}).name == "acme.widgets");
