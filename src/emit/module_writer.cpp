@@ -219,7 +219,9 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
 
   const auto metadata =
       read_metadata(inside(request.prefix, main_wheel->dist_info, file) / "METADATA");
-  out.homepage = homepage_of(metadata);
+  // The wheel author's text, shown by `module help`, `whatis` and `spider` to every user: a
+  // control byte (an escape sequence, a carriage return) is written escaped, never raw.
+  out.homepage = terminal_text(homepage_of(metadata));
   out.version =
       module_version(out.identity.full_version, provenance.toolchain, main_wheel->version);
   out.description = request.description;
@@ -228,7 +230,7 @@ ModuleDescription describe_installation(const ModuleRequest& request) {
     const std::string origin =
         !request.origin.empty() ? request.origin : std::string(Url(provenance.index).host());
     if (!summary.empty() && !summary.front().empty())
-      out.description = std::string(summary.front()) + "\n";
+      out.description = terminal_text(summary.front()) + "\n";
     out.description += "This module provides the official wheels of " + out.identity.name +
                        (origin.empty() ? "" : " from " + origin);
   }

@@ -217,7 +217,10 @@ def hostile_text(r):
     dist = os.path.join(prefix, "lib", f"python{PYTHON}", "site-packages", "hostile-1.0.dist-info")
     os.makedirs(dist)
     os.makedirs(os.path.join(prefix, "easybuild"))
-    summary = 'a ]==] b ]===] {x} [y] $HOME `id` \\ "q" }{ end\\'
+    summary = 'a ]==] b ]===] {x} [y] $HOME `id` \\ "q" }{ end\\ \x1b]0;owned\x07 \x1b[2J'
+    # Escape sequences are the wheel author's too: shown escaped by `module whatis` and `help`,
+    # never sent raw to the terminal of whoever runs them.
+    shown = summary.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
     with open(os.path.join(dist, "METADATA"), "w") as handle:
         handle.write(f"Metadata-Version: 2.1\nName: hostile\nVersion: 1.0\nSummary: {summary}\n"
                      "Home-page: https://example.org/$x\n")
@@ -232,17 +235,18 @@ def hostile_text(r):
     loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
     check(loaded.get("EBROOTHOSTILE") == prefix, "Lua module not loaded")
     _, whatis = r.lmod(loaded, "whatis", "Hostile/1.0")
-    check(f"Description: {summary}\nThis module provides" in whatis, whatis)
+    check(f"Description: {shown}\nThis module provides" in whatis, whatis)
+    check("\x1b" not in whatis, "a raw escape in module whatis")
     check("Homepage: https://example.org/$x" in whatis, whatis)
     _, help_text = r.lmod(loaded, "help", "Hostile/1.0")
-    check(f"\n{summary}\nThis module provides" in help_text, help_text)
+    check(f"\n{shown}\nThis module provides" in help_text and "\x1b" not in help_text, help_text)
 
     environment, _ = r.lmod(r.base_environment(), "use", os.path.join(r.work, "tcl", "all"))
     loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
     check(loaded.get("EBROOTHOSTILE") == prefix, "Tcl module not loaded")
     _, help_text = r.lmod(loaded, "help", "Hostile/1.0")
     # Lmod reads Tcl help through [===[ ]===]: wheelmod puts a space into that one sequence.
-    check(summary.replace("]===]", "]=== ]") in help_text, help_text)
+    check(shown.replace("]===]", "]=== ]") in help_text and "\x1b" not in help_text, help_text)
 
 
 def errors(r):
