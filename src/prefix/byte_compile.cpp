@@ -33,8 +33,12 @@ namespace {
 // One worker: compiles each NUL-terminated path read from stdin as it comes (compileall's own
 // `-i LIST` reads the whole list before compiling the first file). compile_file(ddir=) exists
 // in every Python 3 (`-s`/`-p` only from 3.9); quiet=1 prints only the files that fail.
+// It stops as soon as wheelmod is gone (reparented: another parent pid): a killed install's
+// worker would otherwise go on compiling the paths it had read into the staging directory the
+// next run removes, and its __pycache__ directories would bring that directory back.
 constexpr std::string_view k_worker = R"(import compileall, os, sys
 site, final = sys.argv[1], sys.argv[2]
+parent = os.getppid()
 ok, pending = True, b""
 while True:
     chunk = os.read(0, 65536)
@@ -42,6 +46,8 @@ while True:
         break
     *paths, pending = (pending + chunk).split(b"\0")
     for raw in paths:
+        if os.getppid() != parent:
+            sys.exit(1)
         path = os.fsdecode(raw)
         folder = os.path.relpath(os.path.dirname(path), site)
         ddir = final if folder == os.curdir else os.path.join(final, folder)
