@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "hash/sha256.hpp"
 #include "pep/name.hpp"
@@ -306,6 +307,20 @@ std::vector<std::string> fetch_wheel_entry_names(net::Fetcher& fetcher, const in
     return out;
   };
   return read_wheel(fetcher, link, mask_credentials(link.url), names).first;
+}
+
+pep::CoreMetadata checked_metadata(const std::string& filename, std::string_view metadata_text) {
+  const std::string shown = printable(filename);
+  auto parsed = pep::CoreMetadata::parse(metadata_text);
+  if (!parsed) throw IntegrityError(shown, "its METADATA is not valid: " + parsed.error().message);
+  const auto name = pep::WheelFilename::parse(filename);
+  if (name &&
+      (pep::canonicalize_name(parsed->name) != name->name || parsed->version != name->version))
+    throw IntegrityError(shown,
+                         "its METADATA names " + printable(parsed->name) + " " +
+                             parsed->version.str() + ", not the file name's project and version",
+                         "the index serves a wrong or renamed file");
+  return std::move(*parsed);
 }
 
 }  // namespace wheelmod::index_client

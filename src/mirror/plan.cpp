@@ -175,10 +175,9 @@ class Planner {
         text = index_client::fetch_wheel_metadata(m_fetcher, link).text;
         ++m_plan.metadata_fetched;
       }
-      auto parsed = pep::CoreMetadata::parse(*text);
-      if (!parsed)
-        throw IntegrityError(link.filename, "its METADATA is not valid: " + parsed.error().message);
-      it->second = std::move(*parsed);
+      // As resolve and fetch: a file whose METADATA names another project or version is not
+      // mirrored, and nothing is published.
+      it->second = index_client::checked_metadata(link.filename, *text);
     }
     return it->second;
   }

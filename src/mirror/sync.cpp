@@ -306,6 +306,7 @@ class Sync {
       local.filename = base_name(filename);
       local.url = m_layout.file(filename).string();
       const auto text = index_client::fetch_wheel_metadata(m_local, local).text;
+      index_client::checked_metadata(local.filename, text);  // before any page names the file
       write_if_changed(metadata_path, text, Flush::later);
       hash::Sha256 hasher;
       hasher.update(text);

@@ -48,17 +48,8 @@ const ParsedMetadata& Session::metadata(const index_client::Candidate& candidate
   if (const auto it = m_metadata.find(url); it != m_metadata.end()) return it->second;
   auto fetched = index_client::fetch_wheel_metadata(m_fetcher, candidate.link);
   if (fetched.warning) warnings.push_back(*fetched.warning);
-  auto parsed = pep::CoreMetadata::parse(fetched.text);
-  if (!parsed)
-    throw IntegrityError(candidate.link.filename,
-                         "its METADATA is not valid: " + parsed.error().message);
-  if (pep::canonicalize_name(parsed->name) != candidate.wheel.name ||
-      parsed->version != candidate.wheel.version)
-    throw IntegrityError(candidate.link.filename,
-                         "its METADATA names " + parsed->name + " " + parsed->version.str() +
-                             ", not the file name's project and version",
-                         "the index serves a wrong or renamed file");
-  return m_metadata.emplace(url, ParsedMetadata{std::move(*parsed), fetched.source}).first->second;
+  auto parsed = index_client::checked_metadata(candidate.link.filename, fetched.text);
+  return m_metadata.emplace(url, ParsedMetadata{std::move(parsed), fetched.source}).first->second;
 }
 
 ChosenWheel describe_candidate(const Session& session, const index_client::Candidate& candidate,

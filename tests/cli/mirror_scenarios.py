@@ -569,9 +569,39 @@ def nothing_matches(r):
     check(report["totals"]["add"]["files"] > 0, f"nothing planned: {report['totals']}")
 
 
+def renamed_wheel(r):
+    """One wheel served under other versions' names (torch 2.6.0+cpu as 2.6.1...2.6.3, its
+    METADATA and .metadata saying 2.6.0): refused with exit 5 naming the file, as resolve and
+    fetch refuse it, and nothing published (fd98fdf stored and published them, exit 0)."""
+    cpu = os.path.join(r.upstream, "whl", "cpu")
+    original = "torch-2.6.0+cpu-cp312-cp312-linux_x86_64.whl"
+    page = os.path.join(cpu, "torch", "index.html")
+    with open(page, encoding="utf-8") as handle:
+        text = handle.read()
+    links = ""
+    for version in ("2.6.1", "2.6.2", "2.6.3"):
+        renamed = original.replace("2.6.0", version)
+        shutil.copy(os.path.join(cpu, original), os.path.join(cpu, renamed))
+        shutil.copy(os.path.join(cpu, original + ".metadata"), os.path.join(cpu, renamed + ".metadata"))
+        digest = sha256_of(os.path.join(cpu, renamed))
+        links += (f'<a href="../{renamed.replace("+", "%2B")}#sha256={digest}" '
+                  f'data-dist-info-metadata="true">{renamed}</a><br/>\n')
+    with open(page, "w", encoding="utf-8") as handle:
+        handle.write(text.replace("</body>", links + "</body>"))
+    spec = r.write_spec("renamed.yaml", "index: file://" + os.path.join(r.upstream, "whl") + "\n"
+                        "variants: [cpu]\npackages: {torch: '>=2.6.0,<2.7'}\n"
+                        "python: ['3.12']\narches: [x86_64]\nglibc: '2.28'\ndependencies: false\n")
+    _, result = r.mirror(spec=spec, expect=5)
+    check("its METADATA names torch 2.6.0+cpu, not the file name's project and version" in result.stderr
+          and "torch-2.6." in result.stderr, result.stderr)
+    published = [os.path.join(d, f) for d, _, files in os.walk(r.dest) for f in files
+                  if f == "index.html" or f == "wheelmod-mirror.json"]
+    check(not published, f"published although refused: {published}")
+
+
 SCENARIOS = {f.__name__: f for f in (full, rerun, dry_run, upstream_change, hash_change, verify, lock,
                                           killed, pip_nginx, http, http_credentials, http_faults, eb_sourcepath, size_limit,
-                                          bad_spec, nothing_matches, mirror_of_mirror)}
+                                          bad_spec, nothing_matches, mirror_of_mirror, renamed_wheel)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
 # the http scenarios read the state of nginx and the fault server, and are registered only where

@@ -10,6 +10,7 @@
 
 #include "index/page.hpp"
 #include "net/fetcher.hpp"
+#include "pep/metadata.hpp"
 
 namespace wheelmod::index_client {
 
@@ -37,5 +38,11 @@ WheelMetadata fetch_wheel_metadata(net::Fetcher& fetcher, const index::Link& lin
 /// and the directory by range requests, else the whole wheel, checked against the page's hash).
 /// Throws as fetch_wheel_metadata does.
 std::vector<std::string> fetch_wheel_entry_names(net::Fetcher& fetcher, const index::Link& link);
+
+/// Throws IntegrityError (exit 5) when `metadata_text` (a wheel's METADATA) is not valid or names
+/// another project or version than the wheel's file name `filename` says: one wheel served under
+/// other names (a 2.6.0 as 2.6.1...2.6.6) is refused wherever wheelmod reads it, resolve, fetch
+/// and mirror alike. Returns the parsed metadata.
+pep::CoreMetadata checked_metadata(const std::string& filename, std::string_view metadata_text);
 
 }  // namespace wheelmod::index_client
