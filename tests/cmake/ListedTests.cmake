@@ -83,3 +83,47 @@ function(wheelmod_report_unregistered what names variables)
   list(JOIN names " " _names)
   message(STATUS "${what}: without ${_variables}, not registered: ${_names}")
 endfunction()
+
+# wheelmod_listed_cases(SCRIPT WHAT OPTIONS PREFIX [TIMEOUT_REQUIRED]): the tests `SCRIPT --list`
+# names that this configuration can run, read and parsed as above; with TIMEOUT_REQUIRED a line
+# without timeout= stops the configure step (every hostile and fault test is bounded). Sets in the caller PREFIX_cases (their names,
+# in the listing's order) and, for each NAME of them, PREFIX_NAME_arguments, _fixtures, _timeout
+# and _node_view (wheelmod_parse_listed's fields). The ones whose option variables are not
+# defined here are left out with one status line (wheelmod_report_unregistered), so each
+# directory only says how to run a case.
+function(wheelmod_listed_cases script what options prefix)
+  wheelmod_read_listing(${script} "${what}" _lines)
+  set(_cases)
+  set(_unregistered)
+  set(_missing)
+  foreach(_line IN LISTS _lines)
+    wheelmod_parse_listed("${_line}" "${what}" ${options} _case)
+    if("TIMEOUT_REQUIRED" IN_LIST ARGN AND NOT _case_timeout)
+      message(FATAL_ERROR "${what}: ${_case_name} has no timeout= (give it one in the script's "
+                          "CTEST)")
+    endif()
+    if(_case_undefined)
+      list(APPEND _unregistered ${_case_name})
+      list(APPEND _missing ${_case_undefined})
+      continue()
+    endif()
+    list(APPEND _cases ${_case_name})
+    foreach(_part arguments fixtures timeout node_view)
+      set(${prefix}_${_case_name}_${_part} "${_case_${_part}}" PARENT_SCOPE)
+    endforeach()
+  endforeach()
+  wheelmod_report_unregistered("${what}" "${_unregistered}" "${_missing}")
+  set(${prefix}_cases "${_cases}" PARENT_SCOPE)
+endfunction()
+
+# wheelmod_set_listed_properties(TEST PREFIX NAME): the FIXTURES_REQUIRED and TIMEOUT a listed
+# case NAME (wheelmod_listed_cases' PREFIX) asks for, on TEST.
+function(wheelmod_set_listed_properties test prefix name)
+  if(${prefix}_${name}_fixtures)
+    set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED "${${prefix}_${name}_fixtures}")
+  endif()
+  if(${prefix}_${name}_timeout)
+    set_tests_properties(${test} PROPERTIES TIMEOUT ${${prefix}_${name}_timeout})
+  endif()
+endfunction()
+

@@ -19,31 +19,17 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 function(wheelmod_listed_tests prefix label script)
   set(_wheelmod $<TARGET_FILE:wheelmod>)
   file(RELATIVE_PATH _shown ${PROJECT_SOURCE_DIR} ${script})
-  set(_what "${_shown} --list (the ${prefix}.* tests)")
   set_property(DIRECTORY APPEND PROPERTY WHEELMOD_LISTED_SCRIPTS ${script})
-  wheelmod_read_listing(${script} "${_what}" _lines)
-  set(_unregistered)
-  set(_missing)
-  foreach(_line IN LISTS _lines)
-    wheelmod_parse_listed("${_line}" "${_what}" _wheelmod_listed_option_variables _t)
-    # Every hostile input and fault test is bounded: the driver states how long it may take.
-    if(NOT _t_timeout)
-      message(FATAL_ERROR "${_what}: ${_t_name} has no timeout= (give it one in the script's CTEST)")
-    endif()
-    if(_t_undefined)
-      list(APPEND _unregistered ${_t_name})
-      list(APPEND _missing ${_t_undefined})
-      continue()
-    endif()
-    add_test(NAME ${prefix}.${_t_name}
+  # Every hostile input and fault test is bounded: the driver states how long it may take.
+  wheelmod_listed_cases(${script} "${_shown} --list (the ${prefix}.* tests)"
+                        _wheelmod_listed_option_variables _t TIMEOUT_REQUIRED)
+  foreach(_name IN LISTS _t_cases)
+    add_test(NAME ${prefix}.${_name}
              COMMAND ${WHEELMOD_REFERENCE_PYTHON} -B ${script}
-                     --wheelmod ${_wheelmod} ${_t_arguments} ${_t_name})
-    set_tests_properties(${prefix}.${_t_name} PROPERTIES LABELS ${label} TIMEOUT ${_t_timeout})
-    if(_t_fixtures)
-      set_tests_properties(${prefix}.${_t_name} PROPERTIES FIXTURES_REQUIRED "${_t_fixtures}")
-    endif()
+                     --wheelmod ${_wheelmod} ${_t_${_name}_arguments} ${_name})
+    set_tests_properties(${prefix}.${_name} PROPERTIES LABELS ${label})
+    wheelmod_set_listed_properties(${prefix}.${_name} _t ${_name})
   endforeach()
-  wheelmod_report_unregistered("${prefix}" "${_unregistered}" "${_missing}")
 endfunction()
 
 # wheelmod_check_drivers_listed(GLOB HELPER...): every file of the calling directory matching
