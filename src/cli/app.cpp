@@ -10,9 +10,11 @@
 
 #include "commands.hpp"
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/suggest.hpp"
 #include "core/timings.hpp"
 #include "operations/version.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -23,7 +25,10 @@ struct Subcommand {
   CommandRunner runner;
 };
 
-void print_error(std::ostream& err, const Error& error) { err << error.render() << std::flush; }
+// An error can quote what an index or a wheel said: written through terminal_text too.
+void print_error(std::ostream& err, const Error& error) {
+  err << terminal_text(error.render()) << std::flush;
+}
 
 }  // namespace
 
@@ -135,11 +140,12 @@ int run_command(int argc, const char* const* argv, std::ostream& out, std::ostre
     if (const auto code = parse(app, argc, argv, out, err)) return *code;
     setup.reset();
     const GlobalOptions global{quiet ? Verbosity::quiet : Verbosity::normal};
-    CommandContext context{out, err, global};
+    TerminalTextStream shown(out);  // text from an index or a wheel: control bytes escaped
+    CommandContext context{shown, err, global};
     for (auto& command : subcommands) {
       if (!command.app->parsed()) continue;
       command.runner(context);
-      out << std::flush;
+      shown << std::flush;
       return static_cast<int>(ExitCode::success);
     }
     throw UsageError("", "no subcommand given", "run 'wheelmod --help' for the list");

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "core/timings.hpp"
 #include "operations/check.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -74,7 +75,7 @@ void run_check(const CheckCommand& command, CommandContext& context) {
       out["passed"] = result.summary.passed() && result.missing_modules.empty();
       out["module_trees"] = result.module_trees;
     }
-    context.out << out.dump(2) << '\n';
+    context.out << json_output(out);
   } else {
     for (const auto& module : result.missing_modules)
       context.out << "module      " << module << ": loaded by the module file, in no module tree\n";

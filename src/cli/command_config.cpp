@@ -15,6 +15,7 @@
 #include "operations/index_setting.hpp"
 #include "operations/selection.hpp"
 #include "operations/site.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -75,7 +76,7 @@ void print_config(const ConfigCommand& command, CommandContext& context) {
   if (command.format == OutputFormat::json) {
     nlohmann::json doc = nlohmann::json::object();
     for (const auto& row : table) doc[row.name] = {{"value", row.value}, {"origin", row.origin}};
-    context.out << doc.dump(2) << '\n';
+    context.out << json_output(doc);
     return;
   }
   for (const auto& row : table)

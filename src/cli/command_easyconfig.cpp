@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "operations/easyconfig.hpp"
 #include "selection.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -115,7 +116,7 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
     const auto result = operations::easyconfig(command->options, *reporter);
     if (command->format == OutputFormat::json)
-      context.out << to_json(result).dump(2) << '\n';
+      context.out << json_output(to_json(result));
     else
       context.out << render_text(result);
   };

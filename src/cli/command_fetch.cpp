@@ -10,6 +10,7 @@
 #include "core/url.hpp"
 #include "operations/fetch.hpp"
 #include "selection.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -76,7 +77,7 @@ void run_fetch(const FetchCommand& command, CommandContext& context) {
   auto reporter = make_stderr_reporter(context.global.verbosity);
   const auto result = operations::fetch(command.options, *reporter);
   if (command.format == OutputFormat::json)
-    context.out << to_json(result).dump(2) << '\n';
+    context.out << json_output(to_json(result));
   else
     context.out << render_text(result);
   const auto& batch = result.batch;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "operations/lifecycle.hpp"
 #include "progress.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -21,7 +22,8 @@ struct ListCommand {
 };
 
 void print_list(const ListCommand& command, CommandContext& context) {
-  const auto installations = operations::list_installations(command.eb_installpath);
+  auto reporter = make_stderr_reporter(context.global.verbosity);
+  const auto installations = operations::list_installations(command.eb_installpath, *reporter);
   if (command.format == OutputFormat::json) {
     auto doc = nlohmann::json::array();
     for (const auto& item : installations)
@@ -32,7 +34,7 @@ void print_list(const ListCommand& command, CommandContext& context) {
                      {"torch", item.torch},
                      {"index", item.index},
                      {"installed_at", item.installed_at}});
-    context.out << doc.dump(2) << '\n';
+    context.out << json_output(doc);
     return;
   }
   for (const auto& item : installations)

@@ -10,6 +10,7 @@
 #include "operations/mirror.hpp"
 #include "progress.hpp"
 #include "selection.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -85,7 +86,7 @@ void run_mirror(const MirrorCommand& command, CommandContext& context) {
   auto reporter = make_stderr_reporter(context.global.verbosity);
   const auto result = operations::mirror(command.options, *reporter);
   if (command.format == OutputFormat::json)
-    context.out << to_json(result.report, result.mode).dump(2) << '\n';
+    context.out << json_output(to_json(result.report, result.mode));
   else
     render_text(result.report, result.mode, context.out);
   if (result.failure) throw *result.failure;

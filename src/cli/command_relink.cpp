@@ -11,6 +11,7 @@
 #include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "operations/relink.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -113,7 +114,7 @@ CommandRunner add_relink_command(CLI::App& app) {
     const auto report = operations::relink(command->options, *reporter);
     const bool dry_run = command->options.dry_run;
     const timings::Scope phase("output");
-    context.out << (command->format == OutputFormat::json ? to_json(report, dry_run).dump(2) + "\n"
+    context.out << (command->format == OutputFormat::json ? json_output(to_json(report, dry_run))
                                                           : render_text(report, dry_run));
   };
 }

@@ -10,6 +10,7 @@
 #include "operations/resolve.hpp"
 #include "report_render.hpp"
 #include "selection.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -26,7 +27,7 @@ void run_resolve(const ResolveCommand& command, CommandContext& context) {
   const auto report = operations::resolve(command.selection, *reporter, command.site);
   switch (command.format) {
     case OutputFormat::json:
-      context.out << resolve::to_json(report).dump(2) << '\n';
+      context.out << json_output(resolve::to_json(report));
       break;
     case OutputFormat::markdown:
       context.out << render_markdown(report);

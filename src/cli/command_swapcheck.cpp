@@ -65,7 +65,8 @@ nlohmann::json dependent_json(const swap::DependentResult& d) {
 
 // `value` pretty-printed as a member at `depth` of the document (two spaces a level).
 std::string nested(const nlohmann::json& value, int depth) {
-  std::string text = value.dump(2);
+  // ASCII-only, a byte that is not UTF-8 as U+FFFD, as every command's JSON (json_output).
+  std::string text = value.dump(2, ' ', true, nlohmann::json::error_handler_t::replace);
   const std::string indent(static_cast<std::size_t>(2 * depth), ' ');
   std::string out;
   out.reserve(text.size());

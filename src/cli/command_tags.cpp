@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "operations/tags.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -29,7 +30,7 @@ void print_tags(const TagsCommand& command, CommandContext& context) {
     doc["glibc"] = std::to_string(target.glibc.major) + "." + std::to_string(target.glibc.minor);
     auto& list = doc["tags"] = nlohmann::json::array();
     for (const auto& tag : tags) list.push_back(tag.str());
-    context.out << doc.dump(2) << '\n';
+    context.out << json_output(doc);
     return;
   }
   for (const auto& tag : tags) context.out << tag.str() << '\n';

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 
+#include "core/strings.hpp"
+
 namespace wheelmod::cli {
 
 using std::chrono::steady_clock;
@@ -92,8 +94,8 @@ PlainReporter::PlainReporter(std::ostream& out, Clock clock, std::chrono::second
 
 TaskId PlainReporter::on_start(std::string_view label, std::optional<std::uint64_t> total) {
   const std::lock_guard lock(m_mutex);
-  const auto id = m_state.add(label, total, m_clock());
-  m_out << "start: " << label;
+  const auto id = m_state.add(terminal_text(label), total, m_clock());
+  m_out << "start: " << terminal_text(label);
   if (total) m_out << " (" << format_bytes(*total) << ")";
   m_out << '\n' << std::flush;
   return id;
@@ -124,7 +126,7 @@ void PlainReporter::on_finish(TaskId id, std::string_view summary) {
   auto* task = m_state.find(id);
   if (task == nullptr) return;
   m_out << "done: " << task->label;
-  if (!summary.empty()) m_out << " (" << summary << ")";
+  if (!summary.empty()) m_out << " (" << terminal_text(summary) << ")";
   m_out << '\n' << std::flush;
   m_state.remove(id);
 }
@@ -133,18 +135,18 @@ void PlainReporter::on_fail(TaskId id, std::string_view reason) {
   const std::lock_guard lock(m_mutex);
   auto* task = m_state.find(id);
   if (task == nullptr) return;
-  m_out << "failed: " << task->label << ": " << reason << '\n' << std::flush;
+  m_out << "failed: " << task->label << ": " << terminal_text(reason) << '\n' << std::flush;
   m_state.remove(id);
 }
 
 void PlainReporter::on_warning(std::string_view message) {
   const std::lock_guard lock(m_mutex);
-  m_out << "warning: " << message << '\n' << std::flush;
+  m_out << "warning: " << terminal_text(message) << '\n' << std::flush;
 }
 
 void PlainReporter::on_note(std::string_view message) {
   const std::lock_guard lock(m_mutex);
-  m_out << message << '\n' << std::flush;
+  m_out << terminal_text(message) << '\n' << std::flush;
 }
 
 // ---- terminal bars ---------------------------------------------------------
@@ -210,7 +212,7 @@ void TerminalReporter::draw_bars() {
 
 TaskId TerminalReporter::on_start(std::string_view label, std::optional<std::uint64_t> total) {
   const std::lock_guard lock(m_mutex);
-  const auto id = m_state.add(label, total, m_clock());
+  const auto id = m_state.add(terminal_text(label), total, m_clock());
   erase_bars();
   draw_bars();
   return id;
@@ -238,7 +240,7 @@ void TerminalReporter::on_finish(TaskId id, std::string_view summary) {
   if (task == nullptr) return;
   erase_bars();
   m_out << "done: " << task->label;
-  if (!summary.empty()) m_out << " (" << summary << ")";
+  if (!summary.empty()) m_out << " (" << terminal_text(summary) << ")";
   m_out << '\n';
   m_state.remove(id);
   draw_bars();
@@ -249,7 +251,7 @@ void TerminalReporter::on_fail(TaskId id, std::string_view reason) {
   auto* task = m_state.find(id);
   if (task == nullptr) return;
   erase_bars();
-  m_out << "failed: " << task->label << ": " << reason << '\n';
+  m_out << "failed: " << task->label << ": " << terminal_text(reason) << '\n';
   m_state.remove(id);
   draw_bars();
 }
@@ -257,14 +259,14 @@ void TerminalReporter::on_fail(TaskId id, std::string_view reason) {
 void TerminalReporter::on_warning(std::string_view message) {
   const std::lock_guard lock(m_mutex);
   erase_bars();
-  m_out << "warning: " << message << '\n';
+  m_out << "warning: " << terminal_text(message) << '\n';
   draw_bars();
 }
 
 void TerminalReporter::on_note(std::string_view message) {
   const std::lock_guard lock(m_mutex);
   erase_bars();
-  m_out << message << '\n';
+  m_out << terminal_text(message) << '\n';
   draw_bars();
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <ranges>
 #include <string>
 
 #include "emit/module_writer.hpp"
@@ -81,6 +82,28 @@ std::string tcl_quoted(std::string_view text) {
 
 std::string tcl_word(std::string_view text) {
   return plain_tcl(text) ? std::string(text) : tcl_quoted(text);
+}
+
+// Lmod does not run a Tcl module's commands: its tcl2lua.tcl (Lmod 8, libexec) evaluates the
+// file with commands that print Lua, and some of them paste their arguments into that Lua
+// unquoted. Two matter to what wheelmod writes:
+//  - prepend-path/append-path (output-path-foo) write `prepend_path{"VAR","VALUE",...}` with the
+//    value as it is: a double quote ends the Lua string (the rest runs as Lua), a backslash
+//    starts a Lua escape, a line break leaves the string unfinished.
+//  - extensions joins its arguments with "," and runs `eval cmdargs extensions <joined>`: the
+//    joined text is parsed as Tcl a second time, so `[...]` and `$...` in it are substituted.
+// Quoting for Tcl cannot help with either; such text must not be written at all.
+bool lmod_tcl_pasteable(std::string_view text) {
+  return std::ranges::none_of(text, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return c == '"' || c == '\\' || byte < 0x20 || byte == 0x7f;
+  });
+}
+
+bool lmod_tcl_extension_item(std::string_view text) {
+  return !text.empty() && std::ranges::all_of(text, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._+-!/", c) != nullptr;
+  });
 }
 
 }  // namespace wheelmod::emit

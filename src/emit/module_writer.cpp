@@ -137,13 +137,35 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// Lmod reads a Tcl module by turning help and whatis into Lua long strings
-// of the fixed level [===[ ]===] (tcl2lua.tcl); text that would close one
-// early gets a space, or Lmod could not load the module at all.
+// Lmod reads a Tcl module by turning help and whatis into Lua long strings of the fixed level
+// [===[ ]===] (tcl2lua.tcl): text that would close one early gets a space after its "]", or Lmod
+// could not load the module at all. Every "]===" is split, not only "]===]": module-whatis trims
+// trailing blanks before it appends the closer, so a text ending in "]=== " would close it too.
 std::string lmod_tcl_safe(std::string text) {
-  for (std::size_t at = 0; (at = (text + "]").find("]===]", at)) != std::string::npos;)
-    text.insert(at + 4, " ");
+  for (std::size_t at = 0; (at = text.find("]===", at)) != std::string::npos; at += 2)
+    text.insert(at + 1, " ");
   return text;
+}
+
+// The values Lmod's tcl2lua pastes into Lua unquoted (module_quote.cpp): refused rather than
+// written into a module that would run them, or fail to load, for every user.
+void check_tcl_pasteable(const ModuleDescription& description) {
+  const auto check = [](const std::string& what, const std::string& value) {
+    if (!lmod_tcl_pasteable(value))
+      throw UsageError(terminal_text(value),
+                       "the " + what +
+                           " holds a double quote, backslash or control character, which Lmod's "
+                           "conversion of a Tcl module pastes into Lua unquoted",
+                       "write a Lua module (--syntax lua), which quotes it, or install into a "
+                       "plainer path");
+  };
+  check("installation prefix", description.root);
+  for (const auto* entry : {&description.python_path})
+    for (const auto& part : entry->components) check("site-packages path", part);
+  for (const auto& entry : description.paths) {
+    check("environment variable name", entry.variable);
+    for (const auto& part : entry.components) check("module path", part);
+  }
 }
 
 }  // namespace
@@ -320,9 +342,13 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
                {"generator", description.generator},
                {"extslist_variable", word(easybuild::extslist_variable(name))}};
   for (const auto& line : whatis) context["whatis"].push_back({{"text", text(line)}});
+  if (!lua) check_tcl_pasteable(description);
   std::vector<std::string> lmod_extensions;
   for (const auto& item : extension_items(description, '/'))
-    lmod_extensions.push_back(lua ? item : tcl_word(item));
+    if (lua)
+      lmod_extensions.push_back(item);
+    else if (lmod_tcl_extension_item(item))  // what tcl2lua could evaluate is left out; the help
+      lmod_extensions.push_back(item);       // text and EBEXTSLIST still name every wheel
   context["extensions"] = lua ? lua_string(join(lmod_extensions, ",")) : join(lmod_extensions, " ");
   for (const auto& module : description.dependencies)
     context["dependencies"].push_back({{"module", word(module)}});

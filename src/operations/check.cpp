@@ -1,5 +1,8 @@
 #include "operations/check.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include "core/strings.hpp"
 #include "core/timings.hpp"
 #include "emit/module_writer.hpp"
@@ -7,6 +10,8 @@
 #include "prefix/provenance.hpp"
 
 namespace wheelmod::operations {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -40,15 +45,16 @@ CheckResult check(const CheckOptions& options) {
   for (const auto& root : options.allowed) check.allowed_roots.emplace_back(root);
   // The software path the installation was relinked at, and the libraries it takes from modules,
   // as its provenance records them (a prefix wheelmod did not make has none: only the system and
-  // --allow are expected then).
+  // --allow are expected then). One that is there but does not read (damaged, or a field edited
+  // out of the shapes wheelmod writes) is refused, naming the field, as every command refuses it.
   {
     const timings::Scope phase("settings");
-    try {
+    std::error_code error;
+    if (fs::exists(options.prefix / prefix::k_provenance_file, error)) {
       const auto provenance = prefix::read_provenance(options.prefix);
       if (!provenance.software_path.empty())
         check.allowed_roots.emplace_back(provenance.software_path);
       check.module_libraries = provenance.module_libraries;
-    } catch (const Error&) {
     }
   }
   CheckResult result{

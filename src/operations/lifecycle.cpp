@@ -31,12 +31,9 @@ std::string modified_utc(const fs::path& file) {
 std::optional<Installation> installation_at(const fs::path& software, const fs::path& prefix) {
   std::error_code error;
   if (!fs::exists(prefix / prefix::k_provenance_file, error)) return std::nullopt;
-  prefix::Provenance provenance;
-  try {
-    provenance = prefix::read_provenance(prefix);
-  } catch (const Error&) {
-    return std::nullopt;  // a damaged file: not listed as wheelmod's, not removed as one
-  }
+  // A damaged or edited file throws (UsageError naming the field): list warns and goes on,
+  // uninstall refuses to remove what it cannot tell is wheelmod's.
+  const auto provenance = prefix::read_provenance(prefix);
   Installation out{.name = prefix.lexically_relative(software).generic_string(),
                    .prefix = prefix,
                    .toolchain = provenance.toolchain,
@@ -100,15 +97,20 @@ std::vector<fs::path> module_files_of(const fs::path& all, const fs::path& prefi
 
 }  // namespace
 
-std::vector<Installation> list_installations(const std::string& eb_installpath) {
+std::vector<Installation> list_installations(const std::string& eb_installpath,
+                                             Reporter& reporter) {
   const auto site = site_settings(eb_installpath);
   const fs::path software = site.software.value;
   std::vector<Installation> out;
   std::error_code error;
   for (const auto& name : fs::directory_iterator(software, error)) {
     if (!name.is_directory(error) || name.path().filename().string().starts_with(".")) continue;
-    for (const auto& version : fs::directory_iterator(name.path(), error))
-      if (auto found = installation_at(software, version.path())) out.push_back(std::move(*found));
+    for (const auto& version : fs::directory_iterator(name.path(), error)) try {
+        if (auto found = installation_at(software, version.path()))
+          out.push_back(std::move(*found));
+      } catch (const UsageError& damaged) {
+        reporter.on_warning("not listed: " + damaged.subject() + ": " + damaged.cause());
+      }
   }
   std::ranges::sort(out, {}, &Installation::name);
   return out;

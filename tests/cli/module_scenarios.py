@@ -245,8 +245,106 @@ def hostile_text(r):
     loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
     check(loaded.get("EBROOTHOSTILE") == prefix, "Tcl module not loaded")
     _, help_text = r.lmod(loaded, "help", "Hostile/1.0")
-    # Lmod reads Tcl help through [===[ ]===]: wheelmod puts a space into that one sequence.
-    check(shown.replace("]===]", "]=== ]") in help_text and "\x1b" not in help_text, help_text)
+    # Lmod reads Tcl help through [===[ ]===]: wheelmod puts a space after the "]" of "]===".
+    check(shown.replace("]===", "] ===") in help_text and "\x1b" not in help_text, help_text)
+
+
+def hand_made_prefix(root, summary="hostile", homepage="https://example.org/"):
+    """An installation prefix with one dist-info and the provenance `wheelmod install` writes for
+    it (SYSTEM toolchain, no modules), without an install: returns (prefix, provenance dict)."""
+    prefix = os.path.join(root, "software", "Hostile", "1.0")
+    dist = os.path.join(prefix, "lib", f"python{PYTHON}", "site-packages", "hostile-1.0.dist-info")
+    os.makedirs(dist)
+    os.makedirs(os.path.join(prefix, "easybuild"))
+    with open(os.path.join(dist, "METADATA"), "w") as handle:
+        handle.write(f"Metadata-Version: 2.1\nName: hostile\nVersion: 1.0\nSummary: {summary}\n"
+                     f"Home-page: {homepage}\n")
+    provenance = {"schema_version": 1, "toolchain": "SYSTEM", "python": PYTHON, "modules": [],
+                  "site_packages": f"lib/python{PYTHON}/site-packages",
+                  "installed": [{"name": "hostile", "version": "1.0",
+                                 "dist_info": f"lib/python{PYTHON}/site-packages/hostile-1.0.dist-info"}]}
+    write_provenance(prefix, provenance)
+    return prefix, provenance
+
+
+def write_provenance(prefix, provenance):
+    with open(os.path.join(prefix, "easybuild", "wheelmod-install.json"), "w") as handle:
+        json.dump(provenance, handle)
+
+
+def hostile_provenance(r):
+    """The provenance file lies in the prefix, where whoever can write there can edit it: a value
+    Lmod's Tcl conversion would run (`[exec ...]` in a version, `"}os.execute(...)` in
+    site_packages or a module name) or a path out of the layout is refused, naming the field, by
+    module (Lua and Tcl), check, relink and uninstall (exit 2, nothing written or removed), and
+    left out of `list` with a warning; no canary file is ever created. The untouched file gives
+    a Tcl module that real Lmod loads, shows and finds with spider, and a homepage ending in
+    "]=== " (which closed Lmod's [===[ ]===] early) no longer breaks it."""
+    canary = os.path.join(r.work, "CANARY")
+    base = os.path.join(r.work, "site")
+    prefix, good = hand_made_prefix(base, homepage="https://example.org/x]=== ")
+    site = good["site_packages"]
+    tcl_tree = os.path.join(r.work, "tcl")
+    r.module(prefix, "--syntax", "tcl", "--modulepath", tcl_tree)
+    environment, _ = r.lmod(r.base_environment(), "use", os.path.join(tcl_tree, "all"))
+    loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
+    check(loaded.get("EBROOTHOSTILE") == prefix, "Tcl module not loaded")
+    check(loaded.get("PYTHONPATH", "").startswith(os.path.join(prefix, site)), loaded)
+    _, whatis = r.lmod(loaded, "whatis", "Hostile/1.0")
+    check("Homepage: https://example.org/x] ===" in whatis, whatis)
+    r.lmod(environment, "spider", "Hostile/1.0")
+    os.remove(os.path.join(tcl_tree, "all", "Hostile", "1.0"))
+
+    edits = {
+        "installed[0].version": ("installed", 0, "version", f"1.0[exec touch {canary}]"),
+        "site_packages": ("site_packages", None, None, f'"}}os.execute("touch {canary}")--'),
+        "modules[0]": ("modules", 0, None, f'X/1"}}os.execute("touch {canary}")--'),
+        "python": ("python", None, None, f"3.12$(touch {canary})"),
+        "installed[0].name": ("installed", 0, "name", "hostile; touch"),
+        "installed[0].dist_info": ("installed", 0, "dist_info", "../../../../etc"),
+        "toolchain_module": ("toolchain_module", None, None, "foss/2024a\n[exec id]"),
+    }
+    for field, (key, index, member, value) in edits.items():
+        edited = json.loads(json.dumps(good))
+        if member is not None:
+            edited[key][index][member] = value
+        elif index is not None:
+            edited[key] = [value]
+        else:
+            edited[key] = value
+        write_provenance(prefix, edited)
+        for syntax in ("tcl", "lua"):
+            result = r.module(prefix, "--syntax", syntax, "--modulepath", tcl_tree, expect=2)
+            check(f"field {field} " in result.stderr and "\x1b" not in result.stderr,
+                  result.stderr)
+        check(not os.listdir(os.path.join(tcl_tree, "all", "Hostile")), "a module was written")
+    # Every other command that reads the file refuses the same edit.
+    write_provenance(prefix, {**good, "installed": [{**good["installed"][0],
+                                                     "version": f"1.0[exec touch {canary}]"}]})
+    for command in (["check", prefix], ["relink", prefix],
+                    ["uninstall", prefix, "--eb-installpath", base]):
+        result = run_expecting([r.wheelmod, *command], 2)
+        check("field installed[0].version" in result.stderr, result.stderr)
+    check(os.path.isdir(prefix), "uninstall removed a prefix it could not read")
+    listed = run_expecting([r.wheelmod, "list", "--eb-installpath", base, "--format", "json"], 0)
+    check(json.loads(listed.stdout) == [], listed.stdout)
+    check("not listed" in listed.stderr and "installed[0].version" in listed.stderr,
+          listed.stderr)
+    check(not os.path.exists(canary), "the canary was created")
+
+    # What tcl2lua pastes into Lua unquoted cannot be quoted for it: a prefix holding a double
+    # quote gets no Tcl module (exit 2, the Lua one is the way), and the Lua one loads.
+    quoted_root = os.path.join(r.work, 'a"b')
+    prefix, _ = hand_made_prefix(quoted_root)
+    result = r.module(prefix, "--syntax", "tcl", "--modulepath", tcl_tree, expect=2)
+    check("--syntax lua" in result.stderr, result.stderr)
+    check(not os.listdir(os.path.join(tcl_tree, "all", "Hostile")), "a Tcl module was written")
+    lua_tree = os.path.join(r.work, "lua")
+    r.module(prefix, "--modulepath", lua_tree)
+    environment, _ = r.lmod(r.base_environment(), "use", os.path.join(lua_tree, "all"))
+    loaded, _ = r.lmod(environment, "load", "Hostile/1.0")
+    check(loaded.get("EBROOTHOSTILE") == prefix, "Lua module not loaded")
+    check(not os.path.exists(canary), "the canary was created")
 
 
 def errors(r):
@@ -326,8 +424,8 @@ def dependencies_present(r):
                   env=environment)
 
 
-SCENARIOS = {f.__name__: f for f in (lua, tcl, install_module, hostile_text, errors,
-                                     dependencies_present)}
+SCENARIOS = {f.__name__: f for f in (lua, tcl, install_module, hostile_text, hostile_provenance,
+                                     errors, dependencies_present)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"*": {"options": ("--lmod",), "timeout": 300}}

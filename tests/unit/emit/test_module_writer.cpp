@@ -258,7 +258,35 @@ TEST_CASE("Tcl text Lmod could not convert gets a space", "[emit][module]") {
   request.description = "x ]===] y ]===";
   const auto tcl =
       render_module(describe_installation(request), ModuleSyntax::tcl, TemplateSet(k_templates));
-  CHECK_THAT(tcl, Catch::Contains("module-whatis {Description: x ]=== ] y ]=== }\n"));
+  // A space after the "]" of every "]===": Lmod's module-whatis trims trailing blanks before it
+  // appends "]===]", so "]=== " at the end would still close the long string early.
+  CHECK_THAT(tcl, Catch::Contains("module-whatis {Description: x ] ===] y ] ===}\n"));
+}
+
+TEST_CASE("what Lmod's tcl2lua pastes into Lua unquoted is never written into a Tcl module",
+          "[emit][module]") {
+  CHECK(lmod_tcl_pasteable("/apps/software/PyTorch/2.6.0-foss-2024a"));
+  for (const std::string_view bad : {"/a\"b", "/a\\b", "/a\nb", "/a\rb", "/a\x1b[2Jb"})
+    CHECK_FALSE(lmod_tcl_pasteable(bad));
+  CHECK(lmod_tcl_extension_item("torch/2.6.0+cu126"));
+  CHECK(lmod_tcl_extension_item("pkg/1!2.0.post1"));
+  for (const std::string_view bad : {"x/1[exec id]", "x/$HOME", "x/1 2", "x/1,2", "x/{1}", ""})
+    CHECK_FALSE(lmod_tcl_extension_item(bad));
+
+  const Installation install;
+  auto description = describe_installation(install.request());
+  description.root = "/apps/a\"}os.execute(\"id\")--";
+  CHECK_THROWS_AS(render_module(description, ModuleSyntax::tcl, TemplateSet(k_templates)),
+                  UsageError);
+  const auto lua = render_module(description, ModuleSyntax::lua, TemplateSet(k_templates));
+  CHECK_THAT(lua, Catch::Contains(R"(local root = "/apps/a\"}os.execute(\"id\")--")"));
+
+  description = describe_installation(install.request());
+  description.extensions.push_back({"evil", "1[exec touch x]"});
+  const auto tcl = render_module(description, ModuleSyntax::tcl, TemplateSet(k_templates));
+  const auto extensions = tcl.substr(tcl.find("    extensions "));
+  CHECK_THAT(extensions.substr(0, extensions.find('\n')), !Catch::Contains("evil"));
+  CHECK_THAT(tcl, Catch::Contains("evil-1\\[exec touch x\\]"));  // EBEXTSLIST, quoted for Tcl
 }
 
 TEST_CASE("the module lands atomically in the EasyBuild module tree", "[emit][module]") {

@@ -154,5 +154,11 @@ std::string tcl_text(std::string_view text);
 std::string tcl_quoted(std::string_view text);
 /// `text` as is when it is one plain Tcl word (letters, digits, ./_-+:=@,%), else tcl_quoted.
 std::string tcl_word(std::string_view text);
+/// Whether Lmod's tcl2lua can paste `text` into a Lua string as it does a prepend-path value:
+/// no double quote, backslash or control character (module_quote.cpp says why).
+bool lmod_tcl_pasteable(std::string_view text);
+/// Whether `text` can be an argument of a Tcl module's `extensions`, which tcl2lua evaluates a
+/// second time: letters, digits and ._+-!/ only (every normalised name and PEP 440 version).
+bool lmod_tcl_extension_item(std::string_view text);
 
 }  // namespace wheelmod::emit

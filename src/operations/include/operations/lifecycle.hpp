@@ -23,8 +23,10 @@ struct Installation {
 };
 
 /// The installations under the software path (--eb-installpath, else EasyBuild's) that carry
-/// wheelmod's provenance, sorted by name. Others (eb's) are not listed.
-std::vector<Installation> list_installations(const std::string& eb_installpath);
+/// wheelmod's provenance, sorted by name. Others (eb's) are not listed; one whose provenance
+/// does not read (damaged, or a field edited out of the shapes wheelmod writes) is left out with
+/// a warning naming it.
+std::vector<Installation> list_installations(const std::string& eb_installpath, Reporter& reporter);
 
 struct UninstallOptions {
   std::string target;          // a prefix, or NAME/VERSION under the software path
