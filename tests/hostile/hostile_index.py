@@ -17,11 +17,17 @@ Groups:
                JSON, or any error, nor stored in the cache or the destination
   names        wheel names holding shell code or control bytes: never chosen,
                fetched or printed raw, and noted
+  text         control bytes in METADATA (Summary, requirement URLs: ESC, NUL,
+               C1) and in an --index URL: escaped in resolve's text, Markdown
+               and JSON, in easyconfig comments (UTF-8 Python ast parses), and
+               in errors
 (redirects and lengths: hostile_transfers.py)
 """
+import ast
 import base64
 import json
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -380,11 +386,93 @@ def names(args):
     return suite.run_all(cases, work, "never chosen, fetched or printed raw; noted")
 
 
-GROUPS = {"pages": pages, "credentials": credentials, "names": names}
+# --- text ---------------------------------------------------------------------------------------
+
+# METADATA whose Summary and requirements hold terminal escapes (a title change, a screen clear),
+# a NUL and a line break's worth of control bytes: accepted by the requirement parser as URL
+# text, then printed, reported and written into easyconfig comments.
+HOSTILE_METADATA = (
+    b"Metadata-Version: 2.1\nName: torch\nVersion: 2.6.0+cpu\n"
+    b"Summary: tensors \x1b]0;owned\x07 and \x1b[2J done\n"
+    b"Requires-Dist: evil @ https://example.org/\x1b[2J/evil-1.0-py3-none-any.whl\n"
+    b"Requires-Dist: nul @ https://example.org/a\x00b/nul-1.0-py3-none-any.whl\n"
+    b"Requires-Dist: bell @ https://example.org/\x07\x7f\xc2\x9b31m/bell-1.0-py3-none-any.whl\n")
+RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def text(args):
+    suite = Suite(args.wheelmod, "control bytes in METADATA and URLs, on terminals and in files",
+                  "wheelmod resolve (text, markdown, json) / easyconfig --write-unmet / errors")
+    work = Work(suite)
+    python = ("--python", "3.12")
+    target = [*TARGET]
+    target[target.index("--python") + 1] = "3.12"
+    name = "torch-2.6.0+cpu-cp312-cp312-manylinux_2_28_x86_64.whl"
+    path = "/files/" + name.replace("+", "%2B")
+    wheel = torch_wheel()
+    work.server.routes[path] = lambda h: h.respond(200, wheel, "application/octet-stream")
+    work.server.routes[path + ".metadata"] = lambda h: h.respond(200, HOSTILE_METADATA, "text/plain")
+    work.serve_page(html(link(f"{path}#sha256={sha256(wheel)}",
+                              f' data-dist-info-metadata="sha256={sha256(HOSTILE_METADATA)}"')))
+    index = work.server.url("/simple/")
+
+    def no_raw_control(result):
+        for stream, shown in (("stdout", result.stdout), ("stderr", result.stderr)):
+            found = RAW_CONTROL.search(shown)
+            check(found is None, f"a raw control character {found and found.group()!r} on {stream}:"
+                                 f" {result.describe()}")
+
+    def resolve_formats():
+        for form in ("text", "markdown", "json"):
+            result = suite.wheelmod_run("resolve", "torch", "--index", index, *target,
+                                        "--cache-dir", str(work.fresh()[0]), "--format", form,
+                                        rss_budget_mib=96)
+            check(result.returncode == 0, result.describe())
+            no_raw_control(result)
+            check("\\x1b[2J" in result.stdout or "\\u001b[2J" in result.stdout,
+                  f"the requirement is not shown escaped: {result.stdout[-600:]}")
+            if form == "json":
+                report = json.loads(result.stdout)
+                requirements = [d["requirement"] for w in report["wheels"] for d in w["dependencies"]]
+                check(any("\x00" in r for r in requirements), f"JSON lost the NUL: {requirements}")
+
+    def easyconfig_comments():
+        out = work.root / "easyconfigs"
+        result = suite.wheelmod_run("easyconfig", "torch", "--index", index,
+                                    *[a for a in target if a not in python],
+                                    "--cache-dir", str(work.fresh()[0]), "--output-dir", str(out),
+                                    "--write-unmet", rss_budget_mib=160)
+        check(result.returncode == 0, result.describe())
+        no_raw_control(result)
+        files = sorted(out.glob("*.eb"))
+        check(files, f"no easyconfig written: {result.describe()}")
+        for file in files:
+            data = file.read_bytes()
+            source = data.decode("utf-8")  # a non-UTF-8 .eb stops eb before it parses anything
+            found = RAW_CONTROL.search(source)
+            check(found is None, f"{file.name}: raw {found and found.group()!r}")
+            ast.parse(source, str(file))  # EasyBuild reads an easyconfig as Python
+            check("evil" in source and "\\x1b" in source, f"{file.name}: unmet list lost")
+
+    def error_messages():
+        bad = work.server.url("/simple/") + "\x1b]0;owned\x07/"
+        result = suite.wheelmod_run("resolve", "torch", "--index", bad, *target,
+                                    "--cache-dir", str(work.fresh()[0]))
+        check(result.returncode not in (0, 1), result.describe())
+        no_raw_control(result)
+        check("\\x1b]0;owned\\x07" in result.stderr, result.describe())
+
+    cases = [("resolve_text_markdown_json", resolve_formats),
+             ("easyconfig_comments", easyconfig_comments), ("error_messages", error_messages)]
+    return suite.run_all(cases, work, "shown as \\xNN (JSON \\u00NN), never raw; the .eb is UTF-8 Python")
+
+
+GROUPS = {"pages": pages, "credentials": credentials, "names": names, "text": text}
 # What CTest needs to run each group (`--list`, read by tests/hostile/CMakeLists.txt).
 # pages: 100,000 links, a 100 MB attribute, 256 MiB cut-offs (~25 s under ASan; the
 # reliability report's 1,000,000 links take ~110 s more).
-CTEST = {"pages": {"timeout": 600}, "credentials": {"timeout": 240}, "names": {"timeout": 240}}
+CTEST = {"pages": {"timeout": 600}, "credentials": {"timeout": 240}, "names": {"timeout": 240},
+         "text": {"timeout": 240}}
 
 
 def main():
