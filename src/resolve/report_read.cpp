@@ -3,6 +3,7 @@
 // have been edited by hand, and its file names and URLs decide what is
 // downloaded and where it is written, so every field is type-checked and
 // each wheel is checked against its own file name before it is trusted.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include "core/errors.hpp"
 #include "core/strings.hpp"
+#include "index_client/candidates.hpp"
 #include "pep/name.hpp"
 #include "pep/version.hpp"
 #include "pep/wheel_filename.hpp"
@@ -307,6 +309,14 @@ void Reader::check_wheel(ChosenWheel& wheel, const std::string& path) const {
     fail(filename_path,
          "must be a plain file name (no \"/\", not \".\" or \"..\"), got " + shown(json(filename)));
   }
+  // As an index's names (index_client::is_wheel_name_char): a report is a file anyone may have
+  // edited, and the name reaches --dest, easyconfig sources and EasyBuild's shell.
+  if (const auto unsafe = std::ranges::find_if_not(filename, index_client::is_wheel_name_char);
+      unsafe != filename.end())
+    fail(filename_path, "holds " + shown(json(std::string(1, *unsafe))) +
+                            ", which no wheel name of an index uses (letters, digits and ._+- "
+                            "only), in " +
+                            shown(json(filename)));
   const auto parsed = pep::WheelFilename::parse(filename);
   if (!parsed) fail(filename_path, parsed.error().describe("wheel file name"));
 
