@@ -11,6 +11,7 @@
 #include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "operations/relink.hpp"
+#include "selection.hpp"
 #include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
@@ -96,7 +97,8 @@ CommandRunner add_relink_command(CLI::App& app) {
                   "configuration, and the EBROOT* variables of loaded modules)");
   sub->add_option("--prefer-module", options.modules,
                   "Prefer this module where several provide a library (repeatable), e.g. "
-                  "cuDNN/9.5.1.17-CUDA-12.6.0");
+                  "cuDNN/9.5.1.17-CUDA-12.6.0")
+      ->check(module_name_validator());
   sub->add_option("--config", options.config_dir,
                   "Site directory with toolchains.yaml / eb-dependencies.yaml overrides");
   sub->add_flag("--runpath", options.runpath,

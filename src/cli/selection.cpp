@@ -1,5 +1,6 @@
 #include "selection.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/strings.hpp"
+#include "pep/wheel_filename.hpp"
 
 namespace wheelmod::cli {
 
@@ -62,7 +64,15 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
                  "NVIDIA driver of the compute nodes, e.g. 550.54.15: CUDA variants it cannot run "
                  "are passed over (default: this machine's, if it has one; 'none': not checked)");
   sub.add_option("--wheel-variant", selection.wheel_variant,
-                 "Accept PEP 825 variant wheels with this label (default: skip them)");
+                 "Accept PEP 825 variant wheels with this label (default: skip them)")
+      ->check(CLI::Validator(
+          [](const std::string& value) -> std::string {
+            return pep::is_variant_label(value)
+                       ? std::string()
+                       : "'" + printable(value) +
+                             "' is not a PEP 825 variant label (1 to 16 of 0-9 a-z _ .)";
+          },
+          "LABEL", "variant label"));
   sub.add_option("--python", selection.python, "Target Python X.Y (default: the toolchain's)");
   sub.add_option("--arch", selection.arch, "Target architecture (default: this host)");
   sub.add_option("--glibc", selection.glibc, "Target glibc 2.NN (default: this host)");
@@ -96,7 +106,8 @@ void add_site_modules_options(CLI::App& sub, operations::SiteModules& site) {
                  "installpath when its software directory exists; else the table alone)");
   sub.add_option("--prefer-module", site.preferred,
                  "An installed module to take for the CUDA libraries it holds before the others "
-                 "(repeatable)");
+                 "(repeatable)")
+      ->check(module_name_validator());
 }
 
 void add_page_timeout_option(CLI::App& sub, unsigned& seconds) {
@@ -123,6 +134,32 @@ void add_download_options(CLI::App& sub, operations::DownloadSettings& settings,
   if (wheel_cache == WheelCache::used)
     sub.add_flag("--no-cache", settings.no_cache,
                  "Neither use nor fill the wheel cache under --cache-dir");
+}
+
+CLI::Validator module_name_validator() {
+  // An EasyBuild module name as the site's tree holds it: Name/version[/...], the characters
+  // EasyBuild's names use. It becomes a path under the software path and text in module files,
+  // so a line break, "..", or anything after the name is refused whole (exit 2).
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const std::string why = "'" + printable(value) +
+                                "' is not a module name Name/version (letters, digits, ._+- and "
+                                "/ between parts), e.g. cuDNN/9.5.1.17-CUDA-12.6.0";
+        if (value.empty() || value.find('/') == std::string::npos) return why;
+        for (const char c : value)
+          if (!std::isalnum(static_cast<unsigned char>(c)) &&
+              std::string_view("._+-/").find(c) == std::string_view::npos)
+            return why;
+        std::size_t start = 0;
+        while (start <= value.size()) {
+          const auto end = std::min(value.find('/', start), value.size());
+          const auto part = std::string_view(value).substr(start, end - start);
+          if (part.empty() || part == "." || part == "..") return why;
+          start = end + 1;
+        }
+        return {};
+      },
+      "MODULE", "module name");
 }
 
 }  // namespace wheelmod::cli

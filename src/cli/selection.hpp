@@ -7,7 +7,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace wheelmod::cli {
 
@@ -24,6 +25,10 @@ void add_page_timeout_option(CLI::App& sub, unsigned& seconds);
 /// --eb-installpath and --prefer-module of the commands that name modules without installing
 /// (resolve, easyconfig): the site's modules read as install reads them.
 void add_site_modules_options(CLI::App& sub, operations::SiteModules& site);
+
+/// Checks a --prefer-module value whole: an EasyBuild module name Name/version, no line break,
+/// no ".." part, nothing after it.
+CLI::Validator module_name_validator();
 
 /// Registers --stall-timeout and --cacert, for every request (pages and downloads).
 void add_connection_options(CLI::App& sub, operations::ConnectionSettings& settings);

@@ -68,14 +68,14 @@ Parsed<BuildTag> parse_build_tag(std::string_view text, const std::string& filen
   return build;
 }
 
+}  // namespace
+
 // PEP 825 "Variant label": `^[0-9a-z_.]{1,16}$`.
 bool is_variant_label(std::string_view text) {
   return !text.empty() && text.size() <= 16 && std::ranges::all_of(text, [](char c) {
     return is_digit(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.';
   });
 }
-
-}  // namespace
 
 // packaging.utils.parse_wheel_filename (23.0), step by step, with PEP 825's optional variant
 // label: {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}

@@ -429,6 +429,14 @@ def errors(r):
     result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", "--versionsuffix", "-whl\nimport os", out=out,
                    expect=2)
     check("--versionsuffix -whl\\x0aimport os" in result.stderr, result.stderr)
+    # Every option whose value is a name: a PEP 825 label, a module name (a path under the
+    # software path); a line break or anything after the name is refused (exit 2).
+    for option, value, shown in (("--wheel-variant", "cu128\nimport os", "cu128\\x0aimport os"),
+                                 ("--prefer-module", "CUDA/12.6.0\nimport os",
+                                  "CUDA/12.6.0\\x0aimport os"),
+                                 ("--prefer-module", "../../etc", "../../etc")):
+        result = r.run("torch==2.6.0", "--toolchain", "foss-2024a", option, value, out=out, expect=2)
+        check(f"{option}: '{shown}' is not a" in result.stderr, result.stderr)
     check(not os.path.exists(out), "nothing written for a refused option")
     result = r.run("torch==2.6.0", "--toolchain", "GCCcore-13.3.0", out=out, expect=2)
     check("not GCCcore-13.3.0 or one of its subtoolchains" in result.stderr, result.stderr)

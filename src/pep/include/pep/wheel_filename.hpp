@@ -39,4 +39,7 @@ struct WheelFilename {
   static Parsed<WheelFilename> parse(std::string_view filename);
 };
 
+/// PEP 825 "Variant label": 1 to 16 of [0-9a-z_.].
+bool is_variant_label(std::string_view text);
+
 }  // namespace wheelmod::pep
