@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "core/strings.hpp"
 #include "operations/install.hpp"
 #include "selection.hpp"
+#include "terminal_stream.hpp"
 
 namespace wheelmod::cli {
 
@@ -19,6 +21,7 @@ struct InstallCommand {
   operations::InstallOptions options;
   OutputFormat format = OutputFormat::text;
   bool dry_run = false;
+  bool strict = false;  // --strict: the module check and the start-up code check fail
 };
 
 std::string_view syntax_name(emit::ModuleSyntax syntax) {
@@ -172,6 +175,15 @@ nlohmann::json to_json(const operations::InstallResult& result) {
     out["module"] = result.module_file->string();
     out["module_name"] = result.module_name;
   }
+  // Names from the wheels: through terminal_text, as the text output prints them.
+  json startup = json::array();
+  for (const auto& code : result.startup_code)
+    startup.push_back({{"wheel", terminal_text(code.wheel)},
+                       {"kind", code.kind},
+                       {"path", terminal_text(code.path)},
+                       {"module", terminal_text(code.module)},
+                       {"why", terminal_text(code.why)}});
+  out["startup_code"] = startup;
   return out;
 }
 
@@ -183,6 +195,9 @@ std::string render_text(const operations::InstallResult& result) {
   for (const auto& installed : install.wheels)
     out += "installed  " + installed.name + " " + installed.version + "  (" +
            std::to_string(installed.files) + " files)\n";
+  for (const auto& code : result.startup_code)
+    out += "start-up code  " + terminal_text(code.wheel) + ": " + terminal_text(code.path) + "  (" +
+           terminal_text(code.why) + ")\n";
   out += "prefix: " + install.prefix.string() + "\n";
   if (result.module_file)
     out +=
@@ -198,13 +213,15 @@ std::string render_text(const operations::InstallResult& result) {
   return out + "\n";
 }
 
-void add_module_options(CLI::App& sub, operations::InstallOptions& options) {
+void add_module_options(CLI::App& sub, operations::InstallOptions& options, bool& strict) {
   sub.add_flag("--module", options.write_module,
                "Also write the module file, as `wheelmod module PREFIX` does (with --force, "
                "replace an existing one)");
-  sub.add_flag("--strict", options.strict_modules,
-               "With --module: fail (exit 6) when the module file loads a module no module tree "
-               "has (its own tree and $MODULEPATH), instead of a warning");
+  sub.add_flag("--strict", strict,
+               "Fail (exit 6) instead of a warning: before unpacking, when a wheel installs "
+               "start-up code into site-packages (a .pth file, sitecustomize, usercustomize, a "
+               "top-level module named as a standard library module); with --module, when the "
+               "module file loads a module no module tree has (its own tree and $MODULEPATH)");
   sub.add_option("--module-name", options.module_name,
                  "The module --module writes, as NAME/VERSION (default: the prefix's, when it is "
                  "an installation directory <software>/<Name>/<version>)")
@@ -246,7 +263,8 @@ CommandRunner add_install_command(CLI::App& app) {
                   "configuration, $EASYBUILD_INSTALLPATH and its config files; and the EBROOT* "
                   "variables of loaded modules)");
   sub->add_option("--prefer-module", options.modules,
-                  "Prefer this module where several provide a library (repeatable)");
+                  "Prefer this module where several provide a library (repeatable)")
+      ->check(module_name_validator());
   sub->add_option("--python-exe", options.python_exe,
                   "Python to byte-compile with (default: $EBROOTPYTHON/bin/python)");
   sub->add_flag("--no-compile", options.no_compile, "Do not byte-compile");
@@ -273,7 +291,7 @@ CommandRunner add_install_command(CLI::App& app) {
   sub->add_option("--patchelf", options.patchelf,
                   "patchelf program, used when a new RPATH does not fit in place in a program "
                   "(or an unusual library layout)");
-  add_module_options(*sub, options);
+  add_module_options(*sub, options, command->strict);
   sub->add_flag("--dry-run", command->dry_run,
                 "Print the plan (the prefix, the wheels with their sha256, the modules and where "
                 "each is, the relink, the module file) and stop: nothing is downloaded or written");
@@ -283,14 +301,16 @@ CommandRunner add_install_command(CLI::App& app) {
       "cuda --module");
   return [command](CommandContext& context) {
     auto reporter = make_stderr_reporter(context.global.verbosity);
+    command->options.strict_modules = command->strict;
+    command->options.strict_startup = command->strict;
     const auto plan = operations::plan_install(command->options, *reporter);
     if (command->dry_run) {
-      context.out << (command->format == OutputFormat::json ? plan_json(plan).dump(2) + "\n"
+      context.out << (command->format == OutputFormat::json ? json_output(plan_json(plan))
                                                             : plan_text(plan));
       return;
     }
     const auto result = operations::execute_install(plan, *reporter);
-    context.out << (command->format == OutputFormat::json ? to_json(result).dump(2) + "\n"
+    context.out << (command->format == OutputFormat::json ? json_output(to_json(result))
                                                           : render_text(result));
   };
 }

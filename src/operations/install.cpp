@@ -19,6 +19,7 @@
 #include "operations/version.hpp"
 #include "pep/name.hpp"
 #include "prefix/staging.hpp"
+#include "wheel/startup_code.hpp"
 
 namespace wheelmod::operations {
 
@@ -190,7 +191,8 @@ using Clock = std::chrono::steady_clock;
 // there: what was resolved, fetched, relinked, compiled and checked, with how long each took.
 class InstallLog {
  public:
-  void line(const std::string& text) { m_text += utc_now() + " " + text + "\n"; }
+  // Names and URLs in it are the index's: control bytes escaped, as on a terminal.
+  void line(const std::string& text) { m_text += utc_now() + " " + terminal_text(text) + "\n"; }
   void stage(const std::string& name, Clock::time_point started, const std::string& what) {
     stage(name, std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started),
           what);
@@ -239,6 +241,81 @@ std::string installation_text(const prefix::PrefixInstallResult& result) {
   return out;
 }
 
+std::string_view kind_name(wheel::StartupFile::Kind kind) {
+  switch (kind) {
+    case wheel::StartupFile::Kind::pth_file:
+      return "pth";
+    case wheel::StartupFile::Kind::sitecustomize:
+      return "sitecustomize";
+    case wheel::StartupFile::Kind::usercustomize:
+      return "usercustomize";
+    case wheel::StartupFile::Kind::stdlib_shadow:
+      return "stdlib_shadow";
+  }
+  return "pth";
+}
+
+// What each wheel installs into site-packages that Python runs at start-up or imports in place of
+// the standard library's, from its central directory: read before anything is unpacked. An
+// archive that cannot be read is left to the installer, which refuses it in its own order.
+std::vector<StartupCode> find_startup_code(const std::vector<fs::path>& wheels,
+                                           const std::string& python_version) {
+  std::vector<StartupCode> out;
+  for (const auto& file : wheels) {
+    std::vector<std::string> names;
+    try {
+      names = wheel::read_entry_names(file);
+    } catch (const Error&) {
+      continue;
+    }
+    for (const auto& found : wheel::startup_code(names, python_version))
+      out.push_back({file.filename().string(), std::string(kind_name(found.kind)), found.path,
+                     found.module, wheel::describe(found)});
+  }
+  return out;
+}
+
+std::string startup_line(const StartupCode& code) {
+  return terminal_text(code.path) + ": " + terminal_text(code.why);
+}
+
+// A warning naming each wheel's files; with --strict an error for them all (exit 6), before the
+// staging directory exists: the prefix is never written.
+void settle_startup_code(const std::vector<StartupCode>& found, bool refuse, Reporter& reporter) {
+  if (found.empty()) return;
+  if (refuse) {
+    std::set<std::string> wheels;
+    for (const auto& code : found) wheels.insert(code.wheel);
+    CheckFailedError error(
+        "install --strict",
+        std::to_string(wheels.size()) +
+            (wheels.size() == 1 ? " wheel installs" : " wheels install") +
+            " start-up code into site-packages: files Python runs, or imports in place of the "
+            "standard library's, in every process that loads the installation",
+        "review the files listed; without --strict they are installed with a warning");
+    for (const auto& code : found)
+      error.with_detail(terminal_text(code.wheel) + ": " + startup_line(code));
+    throw error;
+  }
+  for (auto at = found.begin(); at != found.end();) {
+    const auto& wheel = at->wheel;
+    std::string message = terminal_text(wheel) +
+                          " installs start-up code into site-packages: files Python runs, or "
+                          "imports in place of the standard library's, in every process that "
+                          "loads the installation (--strict refuses it)";
+    for (; at != found.end() && at->wheel == wheel; ++at) message += "\n  " + startup_line(*at);
+    reporter.on_warning(message);
+  }
+}
+
+// The install log's lines of the start-up code installed.
+std::string startup_log_text(const std::vector<StartupCode>& found) {
+  std::string out = "start-up code in site-packages (warned of; --strict refuses it):";
+  for (const auto& code : found)
+    out += "\n  " + terminal_text(code.wheel) + ": " + startup_line(code);
+  return out;
+}
+
 }  // namespace
 
 InstallResult execute_install(const InstallPlan& plan, Reporter& reporter) {
@@ -272,11 +349,14 @@ InstallResult execute_install(const InstallPlan& plan, Reporter& reporter) {
   if (plan.module_file && plan.module_file->target)
     log.line("module: " + plan.module_file->target->file.string());
   auto request = prefix_request(plan, std::move(wheels));
+  InstallResult result;
+  result.startup_code = find_startup_code(request.wheels, plan.python_version);
+  settle_startup_code(result.startup_code, plan.refuse_startup_code, reporter);
+  if (!result.startup_code.empty()) log.line(startup_log_text(result.startup_code));
   request.log = [&log, installing](const prefix::PrefixInstallResult& done) {
     log.stage("installed", installing, installation_text(done));
     return log.text();
   };
-  InstallResult result;
   result.install = prefix::install_into_prefix(request, reporter);
   if (plan.module_file) {
     // install's --python was given on purpose: written, with the warning (`module` refuses).

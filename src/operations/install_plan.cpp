@@ -403,6 +403,7 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   for (const auto& name : options.clash_winners)
     plan.clash_winners.insert(pep::canonicalize_name(name));
   plan.preferred_modules = options.modules;
+  plan.refuse_startup_code = options.strict_startup;
   plan.threads = options.threads;
   plan.patchelf = options.patchelf;
   plan.provenance = provenance_of(options, plan);

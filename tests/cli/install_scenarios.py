@@ -526,10 +526,92 @@ def dry_run(r):
     check(os.path.isfile(plan["module_file"]["file"]), "no module file where the plan said")
 
 
+def startup_code(r):
+    """A wheel that installs start-up code into site-packages (issue 32, class 5): a top-level
+    sitecustomize.py, a json.py that shadows the standard library's, a .pth file with an import
+    line, and a usercustomize.py in its .data/purelib. `install --strict` refuses it (exit 6)
+    before anything is written, naming each file; without --strict each is named in a warning,
+    in the text and JSON output and in the install log. Then the target Python shows they are
+    real: with site-packages on PYTHONPATH, as the module puts it, sitecustomize runs at start-up
+    and `import json` loads the wheel's; site.addsitedir (EBPYTHONPREFIXES) runs the .pth's import
+    line. The sample torch gets no such warning."""
+    marker = os.path.join(r.work, "sitecustomize-ran")
+    pth_marker = os.path.join(r.work, "pth-ran")
+    wheel = os.path.join(r.work, "hooks-1.0-py3-none-any.whl")
+    write_wheel(wheel, {
+        "hooks/__init__.py": b"",
+        "sitecustomize.py": f"open({marker!r}, 'w').write('ran')\n".encode(),
+        "json.py": b"SHADOWED = True\n",
+        "hooks.pth": f"import os; open({pth_marker!r}, 'w').write('ran')\n".encode(),
+        "pkg/json.py": b"",  # nested: not start-up code
+        "hooks-1.0.data/purelib/usercustomize.py": b"",
+    })
+    flagged = ("sitecustomize.py", "json.py", "hooks.pth", "usercustomize.py")
+
+    def install(prefix, *extra, expect=0):
+        return run_expecting([r.wheelmod, "install", "--wheel", wheel, "--toolchain", "foss-2024a",
+                              "--python", PYTHON, "--eb-installpath", r.sample, "--python-exe",
+                              sys.executable, "--prefix", prefix, *extra], expect, timeout=300)
+
+    prefix = os.path.join(r.work, "hooks")
+    refused = install(prefix, "--strict", expect=6)
+    check("install --strict: 1 wheel installs start-up code into site-packages" in refused.stderr,
+          refused.stderr)
+    for name in flagged:
+        check(f"hooks-1.0-py3-none-any.whl: {name}: " in refused.stderr, f"{name} not named:\n"
+              + refused.stderr)
+    check("pkg/json.py" not in refused.stderr, refused.stderr)
+    check(not os.path.exists(prefix), "the refused install created the prefix")
+    check(not [n for n in os.listdir(r.work) if "staging" in n],
+          f"a staging directory was left: {os.listdir(r.work)}")
+
+    installed = install(prefix, "--format", "json")
+    warning = installed.stderr
+    check("warning: hooks-1.0-py3-none-any.whl installs start-up code into site-packages"
+          in warning, warning)
+    for name in flagged:
+        check(f"\n  {name}: " in warning, f"{name} not in the warning:\n{warning}")
+    check("shadows the standard library's json" in warning, warning)
+    report = json.loads(installed.stdout)["startup_code"]
+    check(sorted((c["path"], c["kind"]) for c in report) ==
+          [("hooks.pth", "pth"), ("json.py", "stdlib_shadow"),
+           ("sitecustomize.py", "sitecustomize"), ("usercustomize.py", "usercustomize")], report)
+    with open(os.path.join(prefix, "easybuild", "wheelmod-install.log")) as handle:
+        log = handle.read()
+    check("start-up code in site-packages" in log, log)
+    for name in flagged:
+        check(f"hooks-1.0-py3-none-any.whl: {name}: " in log, f"{name} not in the log:\n{log}")
+
+    # The real consumer: the target Python with the installation on PYTHONPATH.
+    site = site_of(prefix)
+    environment = dict(os.environ, PYTHONPATH=site)
+    ran = subprocess.run([sys.executable, "-c", "import json; print(json.__file__)"],
+                         capture_output=True, text=True, env=environment, timeout=60)
+    check(ran.returncode == 0, ran.stderr)
+    check(os.path.isfile(marker), "the wheel's sitecustomize.py did not run at start-up")
+    check(ran.stdout.strip() == os.path.join(site, "json.py"),
+          f"import json loaded {ran.stdout.strip()}, not the wheel's json.py")
+    # PYTHONPATH directories are no site directories: their .pth files are not read; a site
+    # directory's are (site.addsitedir, what EasyBuild's EBPYTHONPREFIXES does).
+    check(not os.path.exists(pth_marker), "a .pth file ran from a PYTHONPATH directory")
+    environment.pop("PYTHONPATH")
+    ran = subprocess.run([sys.executable, "-c", "import site, sys; site.addsitedir(sys.argv[1])",
+                          site], capture_output=True, text=True, env=environment, timeout=60)
+    check(ran.returncode == 0 and os.path.isfile(pth_marker),
+          f"the .pth file's import line did not run in site.addsitedir:\n{ran.stderr}")
+
+    # An ordinary install: no warning, an empty list.
+    command = r.command(OLD, os.path.join(r.work, "plain"), "--format", "json")
+    command.remove("-q")
+    plain = run_expecting(command, 0, timeout=300)
+    check("start-up code" not in plain.stderr, plain.stderr)
+    check(json.loads(plain.stdout)["startup_code"] == [], plain.stdout)
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, replace_needs_force, rerun_is_noop,
                                           module_name_needs_install_dir, killed, bundle_missing,
                                           vision_audio, bad_input, interrupted_download,
-                                          compile_overlaps, dry_run)}
+                                          compile_overlaps, dry_run, startup_code)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 # The CUDA installs run a second time where a compute node stands (node_view=1: no host CUDA).

@@ -47,7 +47,11 @@ struct InstallOptions {
   /// an installation directory <software>/<Name>/<version>).
   std::string module_name;
   bool strict_modules = false;  // --strict: a module --module loads that is not installed: exit 6
-  std::string modulepath;       // "": <installpath>/modules beside software/
+  /// --strict: a wheel that installs start-up code into site-packages (a .pth file,
+  /// sitecustomize, usercustomize, a module shadowing the standard library) is refused, exit 6,
+  /// before anything is unpacked; without it, a warning.
+  bool strict_startup = false;
+  std::string modulepath;                           // "": <installpath>/modules beside software/
   std::optional<emit::ModuleSyntax> module_syntax;  // nullopt: EasyBuild's module-syntax, Lua
   std::string module_naming_scheme;  // "": EasyBuild's module-naming-scheme, EasyBuildMNS
 };
@@ -108,6 +112,7 @@ struct InstallPlan {
   /// What the prefix holds, when it is a wheelmod installation (its provenance).
   std::optional<prefix::Provenance> installed;
   std::optional<ModuleFilePlan> module_file;  // --module: where, in which syntax
+  bool refuse_startup_code = false;           // --strict: start-up code is refused, not warned of
   /// --module: the modules the file will load, and those of them no module tree here has.
   std::vector<std::string> module_loads;
   std::vector<std::string> module_loads_missing;
@@ -124,9 +129,21 @@ enum class InstallOutcome {
   rechecked,          // the same, with --force: its libraries were checked again
 };
 
+/// A file a wheel installs into site-packages that Python runs at start-up, or that shadows the
+/// standard library (wheel/startup_code.hpp): what install warns of, logs and reports. The text
+/// is as the wheel has it (untrusted: print it through terminal_text).
+struct StartupCode {
+  std::string wheel;   // the wheel's file name
+  std::string kind;    // "pth", "sitecustomize", "usercustomize", "stdlib_shadow"
+  std::string path;    // where it is, relative to site-packages: "json/__init__.py"
+  std::string module;  // what `import` finds it as: "json"; "" for a .pth file
+  std::string why;     // "shadows the standard library's json: ..."
+};
+
 struct InstallResult {
   InstallOutcome outcome = InstallOutcome::installed;
   prefix::PrefixInstallResult install;
+  std::vector<StartupCode> startup_code;  // of the wheels installed, in install order
   std::optional<std::filesystem::path> module_file;
   std::string module_name;  // what `module load` takes: PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl
 };
@@ -138,9 +155,10 @@ struct InstallResult {
 InstallPlan plan_install(const InstallOptions& options, Reporter& reporter);
 
 /// Carries `plan` out: takes EasyBuild's lock, downloads, installs into a staging directory,
-/// commits, writes the module file. Throws UsageError (the prefix appeared meanwhile),
-/// CheckFailedError (a library that does not load, before the commit), and what downloading
-/// and unpacking throw.
+/// commits, writes the module file. Start-up code in a wheel is a warning, or with
+/// `refuse_startup_code` a CheckFailedError before anything is unpacked. Throws UsageError (the
+/// prefix appeared meanwhile), CheckFailedError (a library that does not load, before the
+/// commit), and what downloading and unpacking throw.
 InstallResult execute_install(const InstallPlan& plan, Reporter& reporter);
 
 /// plan_install, then execute_install.
