@@ -360,9 +360,9 @@ def names(args):
                   "wheelmod resolve/fetch torch --index URL (a page listing shell code in names)")
     work = Work(suite)
 
-    def one(name):
+    def one(name, quoted=None):
         def case():
-            path = "/files/" + quote(name, safe="+")
+            path = "/files/" + (quoted or quote(name, safe="+"))
             work.serve_wheel(path)
             work.serve_page(html(link(f"{path}#sha256={sha256(work.wheel)}",
                                       f' data-dist-info-metadata="sha256={sha256(METADATA)}"'),
@@ -383,6 +383,9 @@ def names(args):
         return case
 
     cases = [(name.encode("unicode_escape").decode()[:60], one(name)) for name in SHELL_NAMES]
+    # Bytes that are not UTF-8 (%FF %FE): JSON output once ended in "internal error" (exit 1).
+    cases.append(("not UTF-8 (%FF%FE in the build tag)",
+                  one(None, "torch-2.6.0%2Bcpu-1%FF%FE-cp311-cp311-linux_x86_64.whl")))
     return suite.run_all(cases, work, "never chosen, fetched or printed raw; noted")
 
 
