@@ -51,9 +51,11 @@ void add_selection_options(CLI::App& sub, operations::Selection& selection, Spec
   if (specs == SpecArity::required) spec->required();
   sub.add_option("--toolchain", selection.toolchain,
                  "EasyBuild toolchain, e.g. foss-2024a (gives Python and CUDA versions)");
-  sub.add_option("--accelerator", selection.accelerator,
-                 "cpu, cuda, cuda:12.6, cu126, rocm, rocm:6.2 or rocm6.2.4 (default: cpu, or the "
-                 "variant an --index URL names)");
+  sub.add_option(
+      "--accelerator", selection.accelerator,
+      "cpu, cuda, cuda:13 (a major: its newest variant the toolchain runs), cuda:12.6, cu126, "
+      "rocm, rocm:6.2 or rocm6.2.4 (default: cpu, or the "
+      "variant an --index URL names)");
   sub.add_option("--index", selection.index,
                  "The index: download.pytorch.org's shape (variants below it), a tree of variant "
                  "directories, a single-variant PEP 503/691 index or a wheelmod mirror; "

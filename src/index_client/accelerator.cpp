@@ -90,7 +90,17 @@ pep::Parsed<Accelerator> Accelerator::parse(std::string_view text) {
       return result;
     }
   }
-  if (value.starts_with("cu") && value.size() >= 4 && all_digits(value.substr(2))) {
+  // cuXYZ: the index runs major and minor together (cu118, cu126, cu130). Two digits cannot be
+  // read without guessing: cu13 is CUDA 13 to a user and CUDA 1.3 to that rule.
+  if (value.starts_with("cu") && value.size() == 4 && all_digits(value.substr(2)))
+    return fail("'" + value +
+                "' names no variant directory: they run major and minor together (cu126, "
+                "cu130); for the newest variant of CUDA " +
+                std::to_string(std::stoi(value.substr(2))) +
+                " write cuda:" + std::to_string(std::stoi(value.substr(2))) +
+                ". Accepted: cpu, cuda, cuda:X (a major), cuda:X.Y, cuXYZ, rocm, rocm:X.Y or "
+                "rocmX.Y[.Z]");
+  if (value.starts_with("cu") && value.size() >= 5 && all_digits(value.substr(2))) {
     result.kind = AcceleratorKind::cuda;
     result.variant = value;
     result.version = *cuda_version_of_variant(value);
@@ -111,8 +121,8 @@ pep::Parsed<Accelerator> Accelerator::parse(std::string_view text) {
         "a legacy directory of download.pytorch.org, no longer updated (pytorch/test-infra "
         "manage_v2.py NOT_ACCEPTED_SUBDIR_PATTERNS)");
   return fail(
-      "expected cpu, cuda, cuda:X.Y, cuXYZ (an index variant such as cu126), rocm, rocm:X.Y or "
-      "rocmX.Y[.Z]");
+      "expected cpu, cuda, cuda:X (a major), cuda:X.Y, cuXYZ (an index variant such as cu126), "
+      "rocm, rocm:X.Y or rocmX.Y[.Z]");
 }
 
 std::string Accelerator::str() const {
@@ -206,8 +216,10 @@ std::vector<std::string> variant_candidates(AcceleratorKind kind, std::string_vi
   const auto wanted = numbers(version);
   if (kind == AcceleratorKind::cuda) {
     std::vector<std::string> out;
-    if (wanted.size() < 2) return out;
-    for (unsigned minor = wanted[1] + 1; minor-- > 0;)
+    if (wanted.empty()) return out;
+    // A major alone (cuda:13): every minor of it, newest first (the index has used 0 to 9).
+    const unsigned newest = wanted.size() >= 2 ? wanted[1] : 9;
+    for (unsigned minor = newest + 1; minor-- > 0;)
       out.push_back("cu" + std::to_string(wanted[0]) + std::to_string(minor));
     return keep_listed(std::move(out));
   }

@@ -112,9 +112,10 @@ emit::StackRequest stack_request(const EasyconfigOptions& options,
     throw UsageError("--python " + selection.python,
                      "an easyconfig installs for its toolchain's Python (" + python + ")",
                      "leave --python out");
-  const auto accelerator = index_client::Accelerator::parse(selection.accelerator);
+  auto accelerator = index_client::Accelerator::parse(selection.accelerator);
   if (!accelerator)
     throw UsageError("--accelerator " + selection.accelerator, accelerator.error().message);
+  settle_cuda_major(*accelerator, &generation);
   emit::StackRequest request;
   request.generation = &generation;
   request.toolchain = selection.toolchain;

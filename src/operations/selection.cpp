@@ -20,6 +20,27 @@
 
 namespace wheelmod::operations {
 
+void settle_cuda_major(index_client::Accelerator& accelerator,
+                       const easybuild::Generation* generation) {
+  if (accelerator.kind != index_client::AcceleratorKind::cuda || !accelerator.major_only() ||
+      generation == nullptr)
+    return;
+  const auto& major = *accelerator.version;
+  // The generation's CUDA of that major, the main one first: the newest variant it runs is the
+  // one to take (CUDA minor version compatibility), as for a bare `cuda`.
+  const auto serving = easybuild::cuda_module_serving(*generation, major);
+  if (!serving) {
+    std::string list;
+    for (const auto& version : easybuild::cuda_versions(*generation))
+      list += (list.empty() ? "" : ", ") + version;
+    throw UsageError(
+        "--accelerator cuda:" + major,
+        "toolchain generation " + generation->name + " has no CUDA " + major + " module",
+        list.empty() ? "it has no CUDA at all" : "its CUDA versions: " + list);
+  }
+  accelerator.version = *serving;
+}
+
 namespace {
 
 std::vector<pep::Requirement> parse_specs(const std::vector<std::string>& specs) {
@@ -76,6 +97,7 @@ resolve::ResolveRequest build_request(const Selection& selection,
     request.generation = &find_generation(config, selection.toolchain);
     request.toolchain = selection.toolchain;
   }
+  settle_cuda_major(request.accelerator, request.generation);
   set_target(selection, request);
   request.index_root = to_url(selection.index);
   request.no_deps = selection.no_deps;

@@ -434,12 +434,36 @@ def site_modules(r):
         shutil.rmtree(os.path.dirname(os.path.dirname(prefix)), ignore_errors=True)
 
 
+def cuda_major(r):
+    """`--accelerator cuda:13` is the newest CUDA 13 variant the target runs: with foss-2026.1
+    (CUDA 13.3.0) the same variant a bare `cuda` takes; without a toolchain the newest CUDA 13
+    directory that has a fitting wheel. `cuda:12` on a generation with no CUDA 12 is exit 2 naming
+    its CUDA versions, and `cu13` is refused naming `cuda:13` instead of read as CUDA 1.3."""
+    target = ("--arch", "x86_64", "--glibc", "2.28", "--no-deps")
+    bare = r.json("torch", "--toolchain", "foss-2026.1", "--accelerator", "cuda", *target)
+    major = r.json("torch", "--toolchain", "foss-2026.1", "--accelerator", "cuda:13", *target)
+    check(major["variant"]["name"] == bare["variant"]["name"] == "cu132", major["variant"])
+    check(major["target"]["accelerator"] == "cuda 13.3.0", major["target"])
+    alone = r.json("torch", "--python", "3.13", "--accelerator", "cuda:13", *target)
+    check(alone["variant"]["name"] == "cu132", alone["variant"])
+    older = r.json("torch", "--python", "3.12", "--accelerator", "cuda:12", *target)
+    check(older["variant"]["name"].startswith("cu12"), older["variant"])
+    result = r.run("torch", "--toolchain", "foss-2026.1", "--accelerator", "cuda:12", *target,
+                   expect=2)
+    check("has no CUDA 12 module" in result.stderr and "13.3.0" in result.stderr, result.stderr)
+    for spelling in ("cu13", "cu12"):
+        result = r.run("torch", "--toolchain", "foss-2026.1", "--accelerator", spelling, *target,
+                       expect=2)
+        check(f"write cuda:{spelling[2:]}" in result.stderr and "1." not in result.stderr,
+              result.stderr)
+
+
 SCENARIOS = {f.__name__: f for f in (
     site_modules,
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,
-    index_contradicts, metadata_requires_python, http)}
+    index_contradicts, metadata_requires_python, cuda_major, http)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
 # http reads the URL of the nginx fixture, and is registered only where tests/integration starts it.

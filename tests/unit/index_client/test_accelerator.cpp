@@ -25,6 +25,8 @@ TEST_CASE("Accelerator::parse accepts every documented spelling", "[index_client
       {"rocm", AcceleratorKind::rocm, std::nullopt, std::nullopt},
       {"rocm:6.2", AcceleratorKind::rocm, "6.2", std::nullopt},
       {"rocm6.2.4", AcceleratorKind::rocm, "6.2.4", "rocm6.2.4"},
+      {"cuda:13", AcceleratorKind::cuda, "13", std::nullopt},
+      {"cuda:12", AcceleratorKind::cuda, "12", std::nullopt},
   };
   for (const auto& c : cases) {
     CAPTURE(c.input);
@@ -37,13 +39,28 @@ TEST_CASE("Accelerator::parse accepts every documented spelling", "[index_client
 }
 
 TEST_CASE("Accelerator::parse rejects what it does not know", "[index_client][accelerator]") {
-  for (const char* input :
-       {"gpu", "cuda:", "cuda:twelve", "cu", "cu1", "rocm:", "rocmX", "xpu", "cuda:1.2.3.4"}) {
+  for (const char* input : {"gpu", "cuda:", "cuda:twelve", "cu", "cu1", "cu13", "cu12",
+                            "rocm:", "rocmX", "xpu", "cuda:1.2.3.4"}) {
     CAPTURE(input);
     const auto parsed = Accelerator::parse(input);
     REQUIRE_FALSE(parsed);
     CHECK(parsed.error().input == input);
   }
+}
+
+TEST_CASE("cuNN is refused with the spelling that means it, never read as CUDA N.N",
+          "[index_client][accelerator]") {
+  const auto parsed = Accelerator::parse("cu13");
+  REQUIRE_FALSE(parsed);
+  CHECK_THAT(parsed.error().message, Catch::Contains("write cuda:13"));
+  CHECK(Accelerator::parse("cuda:13")->major_only());
+  CHECK_FALSE(Accelerator::parse("cuda:13.0")->major_only());
+  // A major alone: its minors, newest first, as the index lists them.
+  const std::set<std::string> listed{"cu126", "cu128", "cu130", "cu132", "cpu"};
+  CHECK(variant_candidates(AcceleratorKind::cuda, "13", &listed) ==
+        std::vector<std::string>{"cu132", "cu130"});
+  CHECK(variant_candidates(AcceleratorKind::cuda, "12", &listed) ==
+        std::vector<std::string>{"cu128", "cu126"});
 }
 
 TEST_CASE("CUDA versions and variant names map both ways", "[index_client][accelerator]") {

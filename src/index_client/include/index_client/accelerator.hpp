@@ -23,8 +23,15 @@ struct Accelerator {
   /// A variant directory the user named (`cu126`, `rocm6.2.4`): only that one is used.
   std::optional<std::string> variant;
 
-  /// Accepts `cpu`, `cuda`, `cuda:12.6`, `cu126`, `rocm`, `rocm:6.2`, `rocm6.2.4`, any case.
+  /// Accepts `cpu`, `cuda`, `cuda:13` (a major: its newest variant the target allows),
+  /// `cuda:12.6`, `cu126`, `rocm`, `rocm:6.2`, `rocm6.2.4`, any case. `cu13` (two digits) is
+  /// refused: it would read as CUDA 1.3.
   static pep::Parsed<Accelerator> parse(std::string_view text);
+
+  /// A CUDA version given as a major alone (`cuda:13`).
+  [[nodiscard]] bool major_only() const {
+    return version && version->find('.') == std::string::npos;
+  }
 
   /// "cpu", "cuda 12.6.0", "cu126", "rocm 6.2.4".
   [[nodiscard]] std::string str() const;

@@ -13,6 +13,7 @@
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
 #include "easybuild/library_map.hpp"
+#include "index_client/accelerator.hpp"
 #include "net/download.hpp"
 #include "net/fetcher.hpp"
 #include "pep/tags.hpp"
@@ -128,6 +129,12 @@ const easybuild::Generation& find_generation(const easybuild::SiteConfig& config
 
 /// The value of a --glibc option, whole: `2.28` and nothing after it. Throws UsageError (exit 2).
 pep::GlibcVersion glibc_option(const std::string& value);
+
+/// `--accelerator cuda:13` (a major alone) with a toolchain: the version of the generation's
+/// CUDA module of that major (its main one first), so that the newest variant it runs is taken.
+/// Throws UsageError when the generation has no CUDA of that major. Unchanged otherwise.
+void settle_cuda_major(index_client::Accelerator& accelerator,
+                       const easybuild::Generation* generation);
 
 /// The fetcher settings of `selection`: its cache directory, page timeout and connection.
 net::FetcherOptions fetcher_options(const Selection& selection);
