@@ -97,6 +97,13 @@ std::size_t utf8_sequence(std::string_view text, char32_t& code_point) {
 
 }  // namespace
 
+std::size_t utf8_length(std::string_view text) {
+  if (text.empty()) return 0;
+  if (static_cast<unsigned char>(text[0]) < 0x80) return 1;
+  char32_t code_point = 0;
+  return utf8_sequence(text, code_point);
+}
+
 std::string terminal_text(std::string_view text) {
   std::string out;
   out.reserve(text.size());

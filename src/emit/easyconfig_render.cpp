@@ -4,10 +4,12 @@
 // easybuild-easyconfigs are (4-space indents, one item per line, 120
 // columns).
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "core/strings.hpp"
 #include "emit/easyconfig_writer.hpp"
 
 namespace wheelmod::emit {
@@ -81,13 +83,22 @@ Lines single_file_entry(const Extension& extension, const WheelFile& file, std::
   return lines;
 }
 
+// A Python identifier from a name or version: what is not a letter, digit or '_' becomes '_'
+// (project names are normalised long before; the writer stays total all the same).
+std::string identifier_part(std::string_view text) {
+  std::string out;
+  for (const char c : text)
+    out += std::isalnum(static_cast<unsigned char>(c)) != 0 && static_cast<unsigned char>(c) < 0x80
+               ? c
+               : '_';
+  return out;
+}
+
 std::string local_name(const Extension& extension, std::set<std::string>& taken) {
-  std::string base = "local_";
-  for (const char c : extension.name) base += (c == '-' || c == '.') ? '_' : c;
+  const std::string base = "local_" + identifier_part(extension.name);
   std::string name = base + "_sources";
   if (!taken.insert(name).second) {
-    std::string version;
-    for (const char c : extension.version) version += c == '.' ? '_' : c;
+    const std::string version = identifier_part(extension.version);
     name = base + "_" + version + "_sources";
     taken.insert(name);
   }
@@ -209,8 +220,26 @@ Lines arch_dependency_block(const Easyconfig& easyconfig) {
 // `description = """...` wrapped between words at 120 columns, its own
 // line breaks kept.
 std::string description_literal(std::string_view text) {
-  if (text.find('"') != std::string_view::npos || text.find('\\') != std::string_view::npos)
-    return python_string(text);
+  // Triple quotes as EasyBuild writes descriptions, for text that is plain in them: no quote or
+  // backslash, no control character but the line break (a CR would be read back as LF, a NUL
+  // stops Python), valid UTF-8, and no line EasyBuild would take for its format marker. Else one
+  // escaped literal.
+  const bool plain_in_triple_quotes =
+      text.find_first_of("\"\\") == std::string_view::npos &&
+      std::ranges::none_of(text,
+                           [](char c) {
+                             const auto byte = static_cast<unsigned char>(c);
+                             return (byte < 0x20 && c != '\n') || byte == 0x7f;
+                           }) &&
+      text.find("EASYCONFIGFORMAT") == std::string_view::npos && [&] {
+        for (std::size_t at = 0; at < text.size();) {
+          const auto length = utf8_length(text.substr(at));
+          if (length == 0) return false;
+          at += length;
+        }
+        return true;
+      }();
+  if (!plain_in_triple_quotes) return python_string(text);
   constexpr std::size_t k_prefix = std::string_view("description = \"\"\"").size();
   std::string out = "\"\"\"";
   std::size_t column = k_prefix;
@@ -295,7 +324,7 @@ nlohmann::json easyconfig_context(const Easyconfig& easyconfig) {
   if (easyconfig.arches.size() == 1 && platform_wheels) {
     const auto arch = python_string(easyconfig.arches.front());
     extensions.locals.insert(extensions.locals.begin(),
-                             {"# wheelmod: wheels for " + easyconfig.arches.front() +
+                             {"# wheelmod: wheels for " + printable(easyconfig.arches.front()) +
                                   " only; on another architecture eb stops here",
                               "local_wheel_arch = {" + arch + ": " + arch + "}[ARCH]", ""});
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,9 +21,24 @@ char quote_for(std::string_view text) {
 
 std::string quoted(std::string_view text, char quote) {
   std::string out(1, quote);
-  for (const char c : text) {
+  constexpr std::string_view k_hex = "0123456789abcdef";
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
     const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\' || c == quote) {
+    if (byte >= 0x80) {
+      // Python source is UTF-8: a valid character is kept; a byte that is none is written as
+      // the lone surrogate \udcXX, which Python's surrogateescape turns back into that byte
+      // (PEP 383), so that the file stays readable and the value keeps what was there.
+      const auto length = utf8_length(text.substr(at));
+      if (length == 0) {
+        out += "\\udc";
+        out += k_hex[byte >> 4];
+        out += k_hex[byte & 0xf];
+      } else {
+        out += text.substr(at, length);
+        at += length - 1;
+      }
+    } else if (c == '\\' || c == quote) {
       out += '\\';
       out += c;
     } else if (c == '\n') {
@@ -32,7 +48,6 @@ std::string quoted(std::string_view text, char quote) {
     } else if (c == '\r') {
       out += "\\r";
     } else if (byte < 0x20 || byte == 0x7f) {
-      constexpr std::string_view k_hex = "0123456789abcdef";
       out += "\\x";
       out += k_hex[byte >> 4];
       out += k_hex[byte & 0xf];
@@ -65,15 +80,30 @@ std::vector<std::string> wrap_string_item(std::string_view text, std::size_t ind
       lines.push_back(line_of(rest, trailer));
       break;
     }
-    // The longest piece that fits, ending after a space or '/' if possible.
+    // The longest piece that fits, ending after a space or '/' if possible; never all of the
+    // rest (its last line carries the trailer, which did not fit with it), never inside a UTF-8
+    // character (each line must stay UTF-8 on its own).
+    std::vector<bool> starts(rest.size() + 1, false);  // where a character (or a lone byte)
+    for (std::size_t at = 0; at < rest.size();) {      // that is no UTF-8) begins
+      starts[at] = true;
+      at += std::max<std::size_t>(1, utf8_length(rest.substr(at)));
+    }
+    starts[rest.size()] = true;
+    const auto boundary = [&](std::size_t at) { return at >= rest.size() || starts[at]; };
     std::size_t fit = 1;
-    while (fit < rest.size() && line_of(rest.substr(0, fit + 1), "").size() <= width) ++fit;
+    while (fit + 1 < rest.size() && line_of(rest.substr(0, fit + 1), "").size() <= width) ++fit;
+    while (fit > 1 && !boundary(fit)) --fit;
+    while (!boundary(fit)) ++fit;  // one character wider than the width: still whole
     std::size_t cut = fit;
     for (std::size_t i = fit; i > 0; --i) {
       if (rest[i - 1] == ' ' || rest[i - 1] == '/') {
         cut = i;
         break;
       }
+    }
+    if (cut >= rest.size()) {  // a single character left: it carries the trailer
+      lines.push_back(line_of(rest, trailer));
+      break;
     }
     lines.push_back(line_of(rest.substr(0, cut), ""));
     start += cut;
@@ -104,6 +134,25 @@ std::vector<std::string> wrap_comment(std::string_view raw, std::size_t indent, 
     line += (line.size() > prefix.size() ? " " : "") + std::string(word);
   }
   if (line.size() > prefix.size() || lines.empty()) lines.push_back(line);
+  // EasyBuild takes a line that is exactly `# EASYCONFIGFORMAT 2.0` (at column 0) for the file's
+  // format (framework easyconfig/format/format.py, FORMAT_VERSION_REGEXP
+  // `^#\s+EASYCONFIGFORMAT\s*\d+\.\d+\s*$`) and then fails to parse a 1.0 file: such a line
+  // gets a second '#', which that pattern does not match.
+  for (auto& written : lines) {
+    std::string_view rest(written);
+    if (!rest.starts_with("# ")) continue;
+    rest.remove_prefix(2);
+    if (!rest.starts_with("EASYCONFIGFORMAT")) continue;
+    rest.remove_prefix(16);
+    while (rest.starts_with(' ')) rest.remove_prefix(1);
+    const auto dot = rest.find('.');
+    const auto digits = [](std::string_view part) {
+      return !part.empty() && part.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    if (dot != std::string_view::npos && digits(rest.substr(0, dot)) &&
+        digits(rest.substr(dot + 1)))
+      written.insert(0, "#");
+  }
   return lines;
 }
 

@@ -7,6 +7,7 @@
 #include <ranges>
 #include <string>
 
+#include "core/strings.hpp"
 #include "emit/module_writer.hpp"
 
 namespace wheelmod::emit {
@@ -40,6 +41,9 @@ std::string lua_string(std::string_view text) {
 }
 
 std::string lua_long_string(std::string_view text) {
+  // Lua reads a CR or CR LF in a long string as LF (Lua 5.1 §2.1, "any kind of end-of-line
+  // sequence"): text holding one goes in a quoted string, which keeps it.
+  if (text.find('\r') != std::string_view::npos) return lua_string(text);
   std::string with_end(text);
   with_end += ']';  // "...]=" followed by the closer would close early
   std::string level = "==";
@@ -51,9 +55,12 @@ std::string lua_long_string(std::string_view text) {
 std::string tcl_text(std::string_view text) {
   // In braces nothing is substituted, but a brace or backslash would be
   // counted or kept; such text goes in quotes, where escapes are removed.
-  if (text.find_first_of("{}\\") != std::string_view::npos ||
-      text.find('\0') != std::string_view::npos)
-    return tcl_quoted(text);
+  // Control characters too: between braces a CR is read as a line end and ^Z stops `source`.
+  const bool control = std::ranges::any_of(text, [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f;
+  });
+  if (control || text.find_first_of("{}\\") != std::string_view::npos) return tcl_quoted(text);
   return "{" + std::string(text) + "}";
 }
 
@@ -93,11 +100,20 @@ std::string tcl_word(std::string_view text) {
 //  - extensions joins its arguments with "," and runs `eval cmdargs extensions <joined>`: the
 //    joined text is parsed as Tcl a second time, so `[...]` and `$...` in it are substituted.
 // Quoting for Tcl cannot help with either; such text must not be written at all.
+// cmdargs (setenv, depends-on) escapes \ tab " and LF with a backslash, which Lua reads as an
+// invalid escape for the tab, and trims trailing blanks; a CR leaves a Lua string unfinished; and
+// Lmod re-reads bytes that are not UTF-8 as Latin-1. So: no control character, no blank at the
+// end, UTF-8.
 bool lmod_tcl_pasteable(std::string_view text) {
-  return std::ranges::none_of(text, [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return c == '"' || c == '\\' || byte < 0x20 || byte == 0x7f;
-  });
+  if (text.ends_with(' ')) return false;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (text[at] == '"' || text[at] == '\\' || byte < 0x20 || byte == 0x7f) return false;
+    const auto length = utf8_length(text.substr(at));
+    if (length == 0) return false;
+    at += length;
+  }
+  return true;
 }
 
 bool lmod_tcl_extension_item(std::string_view text) {

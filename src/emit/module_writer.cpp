@@ -154,12 +154,19 @@ void check_tcl_pasteable(const ModuleDescription& description) {
     if (!lmod_tcl_pasteable(value))
       throw UsageError(terminal_text(value),
                        "the " + what +
-                           " holds a double quote, backslash or control character, which Lmod's "
-                           "conversion of a Tcl module pastes into Lua unquoted",
+                           " holds a double quote, backslash, control character, trailing blank "
+                           "or bytes that are not UTF-8, which Lmod's conversion of a Tcl module "
+                           "pastes into Lua unquoted or changes",
                        "write a Lua module (--syntax lua), which quotes it, or install into a "
                        "plainer path");
   };
   check("installation prefix", description.root);
+  check("module version", description.version);
+  for (const auto& module : description.dependencies) check("module it loads", module);
+  for (const auto& extension : description.extensions) {
+    check("extension name", extension.name);
+    check("extension version", extension.version);
+  }
   for (const auto* entry : {&description.python_path})
     for (const auto& part : entry->components) check("site-packages path", part);
   for (const auto& entry : description.paths) {
@@ -298,8 +305,8 @@ std::string help_text(const ModuleDescription& description) {
   if (!description.homepage.empty())
     out += section("More information", " - Homepage: " + description.homepage);
   if (!description.extensions.empty())
-    out +=
-        section("Included extensions", wrapped(join(extension_items(description, '-'), ", "), 78));
+    out += section("Included extensions",
+                   wrapped(terminal_text(join(extension_items(description, '-'), ", ")), 78));
   return out + "\n";
 }
 
@@ -323,7 +330,7 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
     whatis.push_back("URL: " + description.homepage);
   }
   const auto listed = extension_items(description, '-');
-  if (!listed.empty()) whatis.push_back("Extensions: " + join(listed, ", "));
+  if (!listed.empty()) whatis.push_back("Extensions: " + terminal_text(join(listed, ", ")));
 
   const auto text = [lua](const std::string& value) {
     return lua ? lua_long_string(value) : tcl_text(lmod_tcl_safe(value));
@@ -346,7 +353,7 @@ json module_context(const ModuleDescription& description, ModuleSyntax syntax) {
   std::vector<std::string> lmod_extensions;
   for (const auto& item : extension_items(description, '/'))
     if (lua)
-      lmod_extensions.push_back(item);
+      lmod_extensions.push_back(terminal_text(item));  // `module spider` prints them
     else if (lmod_tcl_extension_item(item))  // what tcl2lua could evaluate is left out; the help
       lmod_extensions.push_back(item);       // text and EBEXTSLIST still name every wheel
   context["extensions"] = lua ? lua_string(join(lmod_extensions, ",")) : join(lmod_extensions, " ");

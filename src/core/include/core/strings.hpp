@@ -48,6 +48,10 @@ std::string major_minor(std::string_view version);
 /// hold escape sequences, carriage returns and line breaks that would rewrite what is shown.
 std::string printable(std::string_view text);
 
+/// The length of the UTF-8 character `text` starts with (1 for ASCII), 0 when it is no valid
+/// one (RFC 3629: no overlong forms, no surrogates) or `text` is empty.
+std::size_t utf8_length(std::string_view text);
+
 /// `text` for a terminal, keeping what is meant to be read: valid UTF-8 stays as is, backslashes
 /// too; control characters (C0 but tab and line feed, DEL, the C1 range U+0080-U+009F, the line
 /// and paragraph separators U+2028/9) and bytes that are not UTF-8 are written as `\xNN`.
