@@ -164,9 +164,10 @@ bool same_cuda_module(const easybuild::SiteConfig& config, const std::string& to
 
 // One resolution per architecture, all of one variant or of variants one CUDA module runs: an
 // easyconfig installs for one.
-std::map<std::string, resolve::ResolveReport> resolve_arches(
-    const EasyconfigOptions& options, const easybuild::SiteConfig& config,
-    const std::function<bool(const std::string&)>& installed, Reporter& reporter) {
+std::map<std::string, resolve::ResolveReport> resolve_arches(const EasyconfigOptions& options,
+                                                             const easybuild::SiteConfig& config,
+                                                             const ModuleRoots& installed,
+                                                             Reporter& reporter) {
   const auto& selection = options.selection;
   std::map<std::string, resolve::ResolveReport> reports;
   const auto arches =

@@ -350,9 +350,9 @@ void plan_resolution(InstallPlan& plan, const InstallOptions& options,
                      const easybuild::SiteConfig& config, const easybuild::ModuleLocator& locator,
                      Reporter& reporter) {
   const auto started = std::chrono::steady_clock::now();
-  plan.resolution = resolve_selection(
-      options.selection, config, reporter,
-      [&locator](const std::string& module) { return locator.root_of(module).has_value(); });
+  plan.resolution =
+      resolve_selection(options.selection, config, reporter,
+                        [&locator](const std::string& module) { return locator.root_of(module); });
   stop_on_missing_libraries(*plan.resolution, plan.generation, plan.site,
                             options.selection.bundle_missing);
   plan.python_version = plan.resolution->target.python;  // "3.13t" is lib/python3.13

@@ -231,9 +231,8 @@ void add_installed_providers(easybuild::SiteConfig& config, const std::string& t
   }
 }
 
-std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
-                                                  const Selection& selection,
-                                                  const SiteModules& site, Reporter& reporter) {
+ModuleRoots read_site(easybuild::SiteConfig& config, const Selection& selection,
+                      const SiteModules& site, Reporter& reporter) {
   const auto settings = site_settings(site.eb_installpath, selection.getenv);
   std::error_code error;
   const bool site_known = !site.eb_installpath.empty() ||
@@ -243,9 +242,8 @@ std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
   auto locator = easybuild::environment_locator(std::filesystem::path(settings.software.value),
                                                 selection.getenv);
   add_installed_providers(config, selection.toolchain, locator, site.preferred, reporter);
-  return [locator = std::move(locator)](const std::string& module) {
-    return locator.root_of(module).has_value();
-  };
+  return
+      [locator = std::move(locator)](const std::string& module) { return locator.root_of(module); };
 }
 
 void require_one_source(std::string_view command, std::string_view verb, bool first_given,
@@ -285,7 +283,7 @@ net::FetcherOptions fetcher_options(const Selection& selection) {
 
 resolve::ResolveReport resolve_selection(const Selection& given,
                                          const easybuild::SiteConfig& config, Reporter& reporter,
-                                         std::function<bool(const std::string&)> module_installed) {
+                                         ModuleRoots module_roots) {
   const auto selection = with_index_variant(given, reporter);
   auto request = build_request(selection, config);
   // A local index root that is not there is a file-system problem (exit 4), not "no wheel fits"
@@ -298,7 +296,12 @@ resolve::ResolveReport resolve_selection(const Selection& given,
                     "give the root of a mirror or index tree (the directory holding cpu/, "
                     "cu126/, ... or the project pages)");
   }
-  request.module_installed = std::move(module_installed);
+  if (module_roots) {
+    request.module_installed = [module_roots](const std::string& module) {
+      return module_roots(module).has_value();
+    };
+    request.module_root = std::move(module_roots);
+  }
   net::Fetcher fetcher(fetcher_options(selection));
   auto report = resolve::resolve(request, fetcher, reporter);
   if (const auto& stats = fetcher.stats(); stats.requests > 0)

@@ -90,12 +90,14 @@ struct SiteModules {
   std::vector<std::string> preferred;  // --prefer-module
 };
 
+/// Where the site installed a module (its EBROOT), nullopt when it has none.
+using ModuleRoots = std::function<std::optional<std::filesystem::path>(const std::string& module)>;
+
 /// Reads the site as SiteModules says: its installed providers added to `config`
-/// (add_installed_providers), and the `module_installed` predicate resolve_selection takes;
-/// an empty function when no site is named or configured.
-std::function<bool(const std::string&)> read_site(easybuild::SiteConfig& config,
-                                                  const Selection& selection,
-                                                  const SiteModules& site, Reporter& reporter);
+/// (add_installed_providers), and where each module is, which resolve_selection takes; an empty
+/// function when no site is named or configured.
+ModuleRoots read_site(easybuild::SiteConfig& config, const Selection& selection,
+                      const SiteModules& site, Reporter& reporter);
 
 struct DownloadSettings {
   unsigned jobs = 4;  // 1 to 64
@@ -140,11 +142,11 @@ void settle_cuda_major(index_client::Accelerator& accelerator,
 net::FetcherOptions fetcher_options(const Selection& selection);
 
 /// Resolves `selection` against its index, noting the index's cost to `reporter`;
-/// `module_installed` is resolve::ResolveRequest's. Throws UsageError (2), UnsatisfiableError
-/// (3), IoError (4), IntegrityError (5).
-resolve::ResolveReport resolve_selection(
-    const Selection& selection, const easybuild::SiteConfig& config, Reporter& reporter,
-    std::function<bool(const std::string&)> module_installed = {});
+/// `module_roots` gives resolve::ResolveRequest's module_installed and module_root. Throws
+/// UsageError (2), UnsatisfiableError (3), IoError (4), IntegrityError (5).
+resolve::ResolveReport resolve_selection(const Selection& selection,
+                                         const easybuild::SiteConfig& config, Reporter& reporter,
+                                         ModuleRoots module_roots = {});
 
 /// Throws UsageError unless 1 <= jobs <= 64.
 void check_jobs(const DownloadSettings& settings);

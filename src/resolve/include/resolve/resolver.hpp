@@ -4,6 +4,7 @@
 // then each wheel's dependencies mapped to EasyBuild modules or bundled wheels.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ struct ResolveRequest {
   /// Whether the site has a module ("cuDNN/9.5.1.17-CUDA-12.6.0"), asked for CUDA libraries only
   /// (the relink needs their directories); unset: every module of the generation's table exists.
   std::function<bool(const std::string& module)> module_installed;
+  /// Where the site installed a module (its EBROOT), where it was read: the CUDA module's
+  /// version.json then gives each component's own version (cuBLAS 13.1.0.3 of CUDA 13.0.2), and a
+  /// library module's directory whether it has the SONAMEs a wheel needs. Unset: not known.
+  std::function<std::optional<std::filesystem::path>(const std::string& module)> module_root;
 };
 
 /// Throws UnsatisfiableError (exit 3) when a requested project has no fitting wheel, listing the
