@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/strings.hpp"
 #include "core/url.hpp"
 #include "index_client/accelerator.hpp"
 #include "index_client/candidates.hpp"
@@ -125,20 +126,33 @@ class Planner {
       m_unmatched[package.name].push_back(variant + ": no " + package.name + " page");
       return;
     }
-    m_unmatched[package.name].push_back(variant + ": " + std::to_string(page->links.size()) +
-                                        " files listed, none fits " + package.name +
-                                        package.specifier.str());
+    auto& unmatched = m_unmatched[package.name];
+    unmatched.push_back(variant + ": " + std::to_string(page->links.size()) +
+                        " files listed, none fits " + package.name + package.specifier.str());
     const index_client::CandidateFilter filter{package.name, package.specifier, variant, false,
                                                std::nullopt};
+    // Why each file did not fit (Python, arch, glibc, version), for the error when none does:
+    // the files of the newest versions first, each once, a few per variant.
+    std::map<std::string, std::string> why_not;
     for (const auto& target : m_targets) {
       std::set<std::string> versions;  // the best file of each version for this target
-      for (const auto& candidate :
-           index_client::collect_candidates(*page, filter, target.tags, target.priority).fitting) {
+      const auto set =
+          index_client::collect_candidates(*page, filter, target.tags, target.priority);
+      for (const auto& candidate : set.fitting) {
         if (!versions.insert(candidate.wheel.version.str()).second) continue;
         add(variant, package.name, candidate.link, false);
         if (m_spec.follow_dependencies) m_queue.emplace_back(variant, candidate.link, &target);
       }
+      for (const auto& rejection : set.rejected)
+        why_not.try_emplace(rejection.filename, index_client::describe(rejection));
     }
+    constexpr std::size_t k_reasons_shown = 8;
+    std::size_t shown = 0;
+    for (auto it = why_not.rbegin(); it != why_not.rend() && shown < k_reasons_shown; ++it, ++shown)
+      unmatched.push_back("  " + terminal_text(it->first) + ": " + it->second);
+    if (why_not.size() > k_reasons_shown)
+      unmatched.push_back("  and " + std::to_string(why_not.size() - k_reasons_shown) +
+                          " more files");
   }
 
   // A package of the spec that no variant has a fitting wheel of is a mistake in the spec (a

@@ -559,6 +559,20 @@ def nothing_matches(r):
         check(not os.path.exists(os.path.join(r.dest, "files")), f"{name}: files were downloaded")
         check(not os.path.exists(os.path.join(r.dest, "wheelmod-mirror.json")),
               f"{name}: a manifest was written")
+    # A version with files for another Python only: each file is named with why it does not
+    # fit (the target's Python), not only "N files listed, none fits".
+    other = "3.13" if PYTHON != "3.13" else "3.12"
+    spec = r.write_spec("why.yaml", f"index: {index}\nvariants: [cpu]\npackages:\n"
+                                    f"  torch: \"==2.6.0\"\npython: ['{other}']\n"
+                                    "arches: [s390x]\n")
+    _, result = r.mirror(spec=spec, expect=3)
+    check("torch-2.6.0+cpu-" in result.stderr and "s390x" in result.stderr, result.stderr)
+    # No glibc in the spec: 2.28, which today's manylinux_2_28 torch wheels need (2.17 took none).
+    spec = r.write_spec("no-glibc.yaml", f"index: {index}\nvariants: [cu126]\n"
+                                         "packages: {torch: '==2.6.0'}\n"
+                                         f"python: ['{PYTHON}']\narches: [x86_64]\n")
+    report, _ = r.mirror("--dry-run", spec=spec)
+    check(report["totals"]["add"]["files"] > 0, f"nothing planned without glibc: {report['totals']}")
     # torch 2.6.0 is on cu126, not on cu130 (CUDA 13 wheels began with later releases): the
     # package is found, cu130's lack is a note, no error.
     spec = r.write_spec("one-variant.yaml", f"index: {index}\nvariants: [cu126, cu130]\n"

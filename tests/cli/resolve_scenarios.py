@@ -458,12 +458,58 @@ def cuda_major(r):
               result.stderr)
 
 
+def verdicts(r):
+    """Each module verdict says what the requirement asks, what the module has and the rule. With
+    the site's modules read (--eb-installpath), a CUDA component is judged by its own version from
+    the CUDA module's version.json (NVIDIA's runfile writes one at the root), and a 0.x library
+    by the SONAME torch needs, looked for in the module: a cuBLAS of another major there is
+    incompatible, a cuSPARSELt module without libcusparseLt.so.0 too."""
+    site = os.path.join(r.cache, "site")
+    shutil.copytree(os.path.join(r.sample, "software"), os.path.join(site, "software"),
+                    symlinks=True)
+    cuda = os.path.join(site, "software", "CUDA", "13.3.0")
+
+    def version_json(cublas):
+        with open(os.path.join(cuda, "version.json"), "w") as handle:
+            json.dump({"cuda": {"name": "CUDA SDK", "version": "13.3.0"},
+                       "libcublas": {"name": "CUDA cuBLAS", "version": cublas}}, handle)
+
+    def dependencies():
+        report = r.json("torch==2.12.0", "--toolchain", "foss-2026.1", "--accelerator", "cuda",
+                        "--arch", "x86_64", "--glibc", "2.28", "--eb-installpath", site)
+        return deps(by_name(report)["torch"])
+
+    version_json("13.3.0.5")
+    found = dependencies()
+    cublas, runtime = found["nvidia-cublas"], found["nvidia-cuda-runtime"]
+    check(cublas["compatibility"] == "compatible" and cublas["provided_version"] == "13.3.0.5" and
+          "CUDA/13.3.0's libcublas is 13.3.0.5 (its version.json)" in cublas["note"], cublas)
+    # Not in version.json: judged by the toolkit's major, and the note says so.
+    check(runtime["compatibility"] == "compatible" and "minor-version compatibility" in
+          runtime["note"] and "does not say which cuda_cudart" in runtime["note"], runtime)
+    sparse = found["nvidia-cusparselt-cu13"]
+    check(sparse["compatibility"] == "compatible" and "has libcusparseLt.so.0" in sparse["note"] and
+          "0.x versions promise no compatibility" in sparse["note"], sparse)
+
+    version_json("12.9.1.4")
+    cublas = dependencies()["nvidia-cublas"]
+    check(cublas["compatibility"] == "incompatible" and "another major version" in cublas["note"],
+          cublas)
+    lib = os.path.join(site, "software", "cuSPARSELt", "0.9.1.1-CUDA-13.3.0", "lib")
+    for name in os.listdir(lib):
+        if name.startswith("libcusparseLt.so.0"):
+            os.remove(os.path.join(lib, name))
+    sparse = dependencies()["nvidia-cusparselt-cu13"]
+    check(sparse["compatibility"] == "incompatible" and "without libcusparseLt.so.0" in
+          sparse["note"], sparse)
+
+
 SCENARIOS = {f.__name__: f for f in (
     site_modules,
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,
-    index_contradicts, metadata_requires_python, cuda_major, http)}
+    index_contradicts, metadata_requires_python, cuda_major, verdicts, http)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
 # http reads the URL of the nginx fixture, and is registered only where tests/integration starts it.

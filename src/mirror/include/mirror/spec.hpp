@@ -35,8 +35,10 @@ struct MirrorSpec {
   std::vector<PackageSelection> packages;  // at least one
   std::vector<std::string> python;         // "3.11", "3.12", "3.13t"; at least one
   std::vector<std::string> arches;         // x86_64, aarch64 (uname -m); at least one
-  /// The site nodes' oldest glibc: wheels needing newer are skipped. Default 2.17 (manylinux2014).
-  pep::GlibcVersion glibc;
+  /// The site nodes' oldest glibc: wheels needing newer are skipped. Default 2.28: every x86_64
+  /// and aarch64 torch wheel since 2.6 is manylinux_2_28 (pytorch RELEASE.md), so 2.17
+  /// (manylinux2014) would select none of today's; 2.28 is also RHEL 8's, as easyconfig assumes.
+  pep::GlibcVersion glibc{2, 28};
   /// Also mirror what selected wheels require (nvidia-*, triton), transitively, per Python/arch.
   bool follow_dependencies = true;
   /// Where to look for those: a PEP 503 root of project pages (default: the variant's own
