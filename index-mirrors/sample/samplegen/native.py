@@ -1010,13 +1010,17 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
 NVIDIA_WHEEL_LIBRARIES = {
     "nvidia_cusparselt_cu12": ("cusparselt/lib/libcusparseLt.so.0", "libcusparseLt.so.0"),
 }
-# The CUDA 13 stand-in wheels' libraries: SAMPLE_LIB_* and the version number
-# the library reports (cusparseLtGetVersion 800 for 0.8.0,
-# nvshmem_info_get_version 3.4, cuFileGetVersion 1150 for 1.15).
+# The CUDA 13 stand-in wheels' libraries: SAMPLE_LIB_* and how the version
+# number the library reports follows from the wheel's version
+# (cusparseLtGetVersion 800 for 0.8.0, nvshmem_info_get_version 3040 for
+# 3.4, cuFileGetVersion 1150 for 1.15, cudnnGetVersion 92000 for 9.20,
+# ncclGetVersion 22907 for 2.29.7).
 CUDA13_STAND_IN_LIBRARIES = {
-    "nvidia_cusparselt_cu13": ("CUSPARSELT", 800),
-    "nvidia_nvshmem_cu13": ("NVSHMEM", 3040),
-    "nvidia_cufile": ("CUFILE", 1150),
+    "nvidia_cusparselt_cu13": ("CUSPARSELT", lambda v: v[0] * 1000 + v[1] * 100 + v[2]),
+    "nvidia_nvshmem_cu13": ("NVSHMEM", lambda v: v[0] * 1000 + v[1] * 10),
+    "nvidia_cufile": ("CUFILE", lambda v: v[0] * 1000 + v[1] * 10),
+    "nvidia_cudnn_cu13": ("CUDNN", lambda v: v[0] * 10000 + v[1] * 100 + v[2]),
+    "nvidia_nccl_cu13": ("NCCL", lambda v: v[0] * 10000 + v[1] * 100 + v[2]),
 }
 
 
@@ -1031,8 +1035,11 @@ def nvidia_members(wheel, stubs) -> list[Member]:
 
 
 def cuda13_stand_in_members(builder, toolchain, work, wheel) -> list[Member]:
-    arcname = next(a for p, _, a in catalogue.CUDA13_STAND_IN_WHEELS if p == wheel.project)
-    macro, api_version = CUDA13_STAND_IN_LIBRARIES[wheel.project]
+    arcname = next(
+        a for p, v, a in catalogue.CUDA13_STAND_IN_WHEELS if (p, v) == (wheel.project, wheel.version)
+    )
+    macro, api = CUDA13_STAND_IN_LIBRARIES[wheel.project]
+    api_version = api([int(part) for part in wheel.version.split(".")])
     soname = os.path.basename(arcname)
     target = builder.add(
         Target(
@@ -1100,7 +1107,7 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
         elif wheel.project == "torchao":
             libs = torch_libs[(wheel.release, wheel.variant, wheel.arch)]
             members[key(wheel)] = torchao_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
-        elif wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
+        elif wheel.project in catalogue.TRITON_PROJECTS:
             members[key(wheel)] = triton_members(builder, tc, work, wheel)
         elif wheel.project == "cuda_bindings":
             members[key(wheel)] = cuda_bindings_members(builder, tc, work, wheel)
@@ -1116,10 +1123,10 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
     # that those wheels stay byte-identical (README "Known issues").
     last = {}
     for wheel in wheels:
-        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+        if not catalogue.is_modern(wheel) and key(wheel) in members:
             last[wheel.filename] = members[key(wheel)]
     for wheel in wheels:
-        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+        if not catalogue.is_modern(wheel) and key(wheel) in members:
             members[key(wheel)] = last[wheel.filename]
     return members, stubs["x86_64"], modules13
 
