@@ -39,6 +39,9 @@ class Target:
     dtags: str = "rpath"  # "rpath": DT_RPATH (--disable-new-dtags); "runpath": DT_RUNPATH
     executable: bool = False
     symlinks: tuple[tuple[str, str], ...] = ()  # (link name, relative target)
+    # Byte replacements made after the build (placeholder, same-length value):
+    # targets that differ only there are compiled once (VERSION_SLOT).
+    patch: tuple[tuple[bytes, bytes], ...] = ()
 
     @property
     def path(self) -> str:
@@ -60,6 +63,7 @@ class Target:
             self.dtags,
             self.executable,
             self.symlinks,
+            self.patch,
         )
 
     def content_key(self) -> tuple:
@@ -143,6 +147,7 @@ class Builder:
         self.jobs = max(1, jobs)
         self.targets: dict[str, Target] = {}
         self.compiled = 0  # gcc runs; the other targets are copies of equal ones
+        self.pristine: dict[tuple, bytes] = {}  # content key -> bytes before patching
 
     def add(self, target: Target) -> Target:
         known = self.targets.get(target.path)
@@ -156,7 +161,11 @@ class Builder:
     def _build(self, target: Target, same_as: Target | None = None) -> None:
         os.makedirs(target.out_dir, exist_ok=True)
         if same_as is not None:
-            shutil.copyfile(same_as.path, target.path)
+            pristine = self.pristine.get(target.content_key())
+            if pristine is None:
+                shutil.copyfile(same_as.path, target.path)
+            else:
+                self._write_patched(target, pristine)
             self._symlinks(target)
             return
         env = dict(os.environ, LC_ALL="C")
@@ -168,7 +177,21 @@ class Builder:
                 f"building {target.path} failed:\n{' '.join(_command(target, self.src_dir))}\n"
                 f"{result.stdout}{result.stderr}"
             )
+        if target.patch:
+            with open(target.path, "rb") as handle:
+                pristine = handle.read()
+            self.pristine[target.content_key()] = pristine
+            self._write_patched(target, pristine)
         self._symlinks(target)
+
+    @staticmethod
+    def _write_patched(target: Target, data: bytes) -> None:
+        for placeholder, value in target.patch:
+            if data.count(placeholder) != 1 or len(value) != len(placeholder):
+                raise RuntimeError(f"{target.path}: cannot patch {placeholder!r}")
+            data = data.replace(placeholder, value)
+        with open(target.path, "wb") as handle:
+            handle.write(data)
 
     def _symlinks(self, target: Target) -> None:
         for link, dest in target.symlinks:
@@ -711,6 +734,10 @@ def _quote(text: str) -> str:
     return f'"{text}"'
 
 
+# The placeholder a 2026 libc10's version string is compiled with (torch_members).
+VERSION_SLOT = b"@SAMPLE-BUILD-VERSION-SLOT-----@"
+
+
 def link_set(wheel) -> str | None:
     """Which library set (key of plan's stubs) a wheel's CUDA code links:
     the variant's module set, or the release's for its CUDA 12 builds."""
@@ -770,7 +797,7 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
             defines.append(("SAMPLE_WITH_ROCM", "1"))
     defines_t = tuple(defines)
 
-    def lib(name, source, deps, extra=()):
+    def lib(name, source, deps, extra=(), patch=()):
         return builder.add(
             Target(
                 name=name,
@@ -782,11 +809,23 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
                 deps=tuple(deps),
                 rpath=lib_rpath,
                 dtags=dtags,
+                patch=patch,
             )
         )
 
     members = []
-    c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
+    if release.modern:
+        # The 2026 builds' libc10 is compiled once per kind of build with a
+        # placeholder, then the version written over it (NUL-padded), which
+        # keeps the sample's build time down as releases are added.
+        value = wheel.full_version.encode("ascii").ljust(len(VERSION_SLOT), b"\0")
+        c10 = lib(
+            "libc10.so", "torch/c10.c", [],
+            extra=(("SAMPLE_BUILD_VERSION", _quote(VERSION_SLOT.decode("ascii"))),),
+            patch=((VERSION_SLOT, value),),
+        )
+    else:
+        c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
     torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
     accel_libs = []
     extra_libs = []
