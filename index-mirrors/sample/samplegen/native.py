@@ -222,9 +222,8 @@ class Builder:
                         first.append(target)
                 list(pool.map(self._build, first))
                 self.compiled += len(first)
-                for target in levels[level]:
-                    if built[target.content_key()] is not target:
-                        self._build(target, built[target.content_key()])
+                copies = [t for t in levels[level] if built[t.content_key()] is not t]
+                list(pool.map(lambda t: self._build(t, built[t.content_key()]), copies))
 
 
 def elf_machine(data: bytes) -> str:
