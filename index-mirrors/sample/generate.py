@@ -132,6 +132,17 @@ def cuda13_tree(option: str):
     return tree, why
 
 
+def work_parent() -> str | None:
+    """Where the build's intermediate files go: $TMPDIR if set, else /dev/shm
+    where it is a writable directory (they are small, and removing them from
+    a disk mounted with discard takes seconds), else the default. No path of
+    it ends up in any output."""
+    if os.environ.get("TMPDIR"):
+        return None
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
 def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "auto") -> None:
     started = time.monotonic()
     out = os.path.abspath(out)
@@ -142,64 +153,75 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "aut
     tree, tree_why = cuda13_tree(tree_option)
     catalogue_wheels = catalogue.wheels(tree)
     variant_wheels = catalogue.variant_wheels()
-    with tempfile.TemporaryDirectory(prefix="wheelmod-sample-") as work, \
-            concurrent.futures.ThreadPoolExecutor(1) as background:
-        # What the real CUDA 13 libraries answer, measured while gcc runs.
-        answers = background.submit(cuda13.probe, sys.executable, tree) if tree else None
-        # Cross-built aarch64 stand-ins are only linked against, not shipped.
-        software_roots = {
-            "x86_64": os.path.join(staging, "software"),
-            "aarch64": os.path.join(work, "aarch64-software"),
-        }
-        builder = native.Builder(SRC_DIR, jobs)
-        members, eb_stubs, modules13 = native.plan(
-            builder, chains, software_roots, os.path.join(work, "build"),
-            catalogue_wheels + variant_wheels, tree,
-        )
-        builder.run()
-        link_real_modules(staging, modules13)
-
-        cache: dict[str, bytes] = {}
-
-        def read_target(target):
-            if target.path not in cache:
-                with open(target.path, "rb") as handle:
-                    cache[target.path] = handle.read()
-            return cache[target.path]
-
-        def build_wheel(wheel):
-            found = members.get(native.key(wheel), [])
-            files, dist, elf_targets = wheels.files_for(wheel, found, read_target, tree)
-            data = wheels.build_zip(wheels.dist_info_name(wheel), files, dist)
-            path = wheel_path(wheel, data)
-            _write(staging, path, data)
-            if wheel.metadata_file:
-                served = dist["METADATA"]
-                if wheel.metadata_corrupted:
-                    # pytorch#197552: a checksum line appended to the object.
-                    digest = hashlib.sha256(served).hexdigest()
-                    served += f"Checksum-SHA256: {digest}\n".encode("ascii")
-                _write(staging, path + ".metadata", served)
-            elf_bytes = {name: read_target(t) for name, t in elf_targets.items()}
-            entry = _metadata_entry(wheel, data, path, dist, elf_bytes)
-            entry["elf_members"] = {
-                name: dict(t.expected(), machine=native.elf_machine(elf_bytes[name]))
-                for name, t in sorted(elf_targets.items())
+    work = tempfile.mkdtemp(prefix="wheelmod-sample-", dir=work_parent())
+    # The work directory is removed while the pages and MANIFEST are written
+    # (its removal waits on the disk, not the CPU).
+    cleanup = concurrent.futures.ThreadPoolExecutor(1)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as background:
+            # What the real CUDA 13 libraries answer, measured while gcc runs.
+            answers = background.submit(cuda13.probe, sys.executable, tree) if tree else None
+            # Cross-built aarch64 stand-ins are only linked against, not shipped.
+            software_roots = {
+                "x86_64": os.path.join(staging, "software"),
+                "aarch64": os.path.join(work, "aarch64-software"),
             }
-            if wheel.metadata_corrupted:
-                entry["metadata_file_corrupted"] = True
-            return entry
+            builder = native.Builder(SRC_DIR, jobs)
+            members, eb_stubs, modules13 = native.plan(
+                builder, chains, software_roots, os.path.join(work, "build"),
+                catalogue_wheels + variant_wheels, tree,
+            )
+            builder.run()
+            link_real_modules(staging, modules13)
 
-        entries = [build_wheel(wheel) for wheel in catalogue_wheels]
-        variant_entries = []
-        for wheel in variant_wheels:
-            entry = build_wheel(wheel)
-            entry["variant_label"] = wheel.variant_label
-            entry["variant_properties"] = catalogue.VARIANT_LABELS[wheel.variant_label][1]
-            entry["source_local"] = wheel.source_local
-            variant_entries.append(entry)
-        index_files = variants_json_files(staging, variant_entries)
-        answered = answers.result() if answers else {}
+            cache: dict[str, bytes] = {}
+
+            def read_target(target):
+                if target.path not in cache:
+                    with open(target.path, "rb") as handle:
+                        cache[target.path] = handle.read()
+                return cache[target.path]
+
+            def build_wheel(wheel):
+                found = members.get(native.key(wheel), [])
+                files, dist, elf_targets = wheels.files_for(wheel, found, read_target, tree)
+                data = wheels.build_zip(wheels.dist_info_name(wheel), files, dist)
+                path = wheel_path(wheel, data)
+                _write(staging, path, data)
+                if wheel.metadata_file:
+                    served = dist["METADATA"]
+                    if wheel.metadata_corrupted:
+                        # pytorch#197552: a checksum line appended to the object.
+                        digest = hashlib.sha256(served).hexdigest()
+                        served += f"Checksum-SHA256: {digest}\n".encode("ascii")
+                    _write(staging, path + ".metadata", served)
+                elf_bytes = {name: read_target(t) for name, t in elf_targets.items()}
+                entry = _metadata_entry(wheel, data, path, dist, elf_bytes)
+                entry["elf_members"] = {
+                    name: dict(t.expected(), machine=native.elf_machine(elf_bytes[name]))
+                    for name, t in sorted(elf_targets.items())
+                }
+                if wheel.metadata_corrupted:
+                    entry["metadata_file_corrupted"] = True
+                return entry
+
+            # zlib compresses without the GIL: the wheels are written by as many
+            # threads as gcc ran in (each wheel's bytes are its own, in any order).
+            with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as zippers:
+                entries = list(zippers.map(build_wheel, catalogue_wheels))
+            variant_entries = []
+            for wheel in variant_wheels:
+                entry = build_wheel(wheel)
+                entry["variant_label"] = wheel.variant_label
+                entry["variant_properties"] = catalogue.VARIANT_LABELS[wheel.variant_label][1]
+                entry["source_local"] = wheel.source_local
+                variant_entries.append(entry)
+            index_files = variants_json_files(staging, variant_entries)
+            answered = answers.result() if answers else {}
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    removed = cleanup.submit(shutil.rmtree, work, ignore_errors=True)
 
     listed = entries + variant_entries + index_files
     membership = pages.page_membership(listed)
@@ -227,6 +249,8 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "aut
     }
     _write(staging, MANIFEST, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
+    removed.result()
+    cleanup.shutdown()
     old = out + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(out):

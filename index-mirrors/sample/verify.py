@@ -40,6 +40,8 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from samplegen import facts  # noqa: E402  (the facts table: plain data)
 CUDA_RPATH_PREFIX = "$ORIGIN/../../nvidia/cublas/lib:$ORIGIN/../../nvidia/cuda_cupti/lib:"
 # The 2024/25 releases (the checks written for them keep to them).
 OLD_VERSIONS = ("2.5.1", "2.6.0", "0.20.1", "0.21.0", "3.1.0", "3.2.0")
@@ -504,7 +506,13 @@ def check_sympy_mpmath(p, manifest):
 
 # -- the 2026 generation (independent of the generator) ------------------------
 
-MODERN = ("2.10.0", "2.12.0")
+MODERN_RELEASES = [r for r in facts.RELEASES if r.version not in ("2.5.1", "2.6.0")]
+MODERN = tuple(r.version for r in MODERN_RELEASES)
+# torch, domain library and triton versions of the 2026 releases.
+MODERN_VERSIONS = {
+    v for r in MODERN_RELEASES for v in (r.version, r.vision, r.audio, r.triton) if v
+}
+TRITON_NAMES = ("triton", "triton-rocm", "pytorch-triton-rocm", "pytorch-triton-xpu")
 # pytorch .ci/manywheel/build_cuda.sh (799d09f2), "Using nvidia libs from
 # pypi", CUDA 13; torch/lib files get it + :$ORIGIN, torch/_C + :$ORIGIN:$ORIGIN/lib.
 CUDA13_RPATH = (
@@ -516,14 +524,6 @@ CUDA13_NEEDED = (
     "libcurand.so.10", "libcusparse.so.12", "libcusolver.so.12", "libcupti.so.13", "libcudnn.so.9",
     "libnccl.so.2", "libcusparseLt.so.0", "libcufile.so.0",
 )
-# The CUDA 13 names (unsuffixed toolkit wheels, -cu13 for the libraries
-# released apart from the toolkit).
-CUDA13_NAMES = {
-    "cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cuda-cupti",
-    "nvidia-cublas", "nvidia-cufft", "nvidia-curand", "nvidia-cusolver", "nvidia-cusparse",
-    "nvidia-nvtx", "nvidia-nvjitlink", "nvidia-cufile", "nvidia-cudnn-cu13",
-    "nvidia-cusparselt-cu13", "nvidia-nccl-cu13", "nvidia-nvshmem-cu13",
-}
 QUIRKS = {
     "second_host", "copied_root_pages", "root_level_files", "missing_hash", "corrupted_metadata",
     "unlabelled_aarch64", "compound_tag", "abi3", "no_aarch64", "variant_wheels",
@@ -554,12 +554,11 @@ def check_quirks_2026(p, root, manifest):
               and e.get("public_version") and _modern(e)]
     # second host: every torch/vision/audio/triton file of the new releases.
     second = set(quirks.get("second_host", []))
-    for e in modern + [e for e in wheels if e["project"] in ("triton", "pytorch-triton-rocm",
-                                                            "pytorch-triton-xpu") and _modern(e)]:
+    for e in modern + [e for e in wheels if e["project"] in TRITON_NAMES and _modern(e)]:
         p.check(e["second_host"] and e["path"] in second, e["filename"], "not on the second host")
     # triton and sympy at /whl/ itself.
     for e in wheels:
-        if e["project"] in ("triton", "pytorch-triton-rocm", "pytorch-triton-xpu") or (
+        if e["project"] in TRITON_NAMES or (
             e["project"] == "sympy" and e["version"] == "1.14.0"
         ):
             at_root = e["location"] == "root" and e["path"].count("/") == 1
@@ -583,13 +582,15 @@ def check_quirks_2026(p, root, manifest):
         listed = bare.get("path") in quirks.get("unlabelled_aarch64", [])
         p.check(listed, project, "unlabelled_aarch64")
     p.check(len(quirks.get("unlabelled_aarch64", [])) == 2, "quirks", "unlabelled_aarch64 count")
-    # compound tags and abi3.
+    # compound tags (triton-rocm has the plain linux_x86_64 tag) and abi3.
     for e in wheels:
-        if e["project"] in ("triton", "pytorch-triton-rocm", "pytorch-triton-xpu") and _modern(e):
+        if e["project"] in TRITON_NAMES and _modern(e):
             arch = e["arch"]
-            ok = e["platform"] == f"manylinux_2_27_{arch}.manylinux_2_28_{arch}"
+            compound = e["project"] != "triton-rocm"
+            want = f"manylinux_2_27_{arch}.manylinux_2_28_{arch}" if compound else f"linux_{arch}"
             listed = e["path"] in quirks.get("compound_tag", [])
-            p.check(ok and listed, e["filename"], "compound tag")
+            p.check(e["platform"] == want and listed == compound, e["filename"],
+                    f"platform {e['platform']}, want {want} (compound_tag: {listed})")
     for variant in ("cu128", "cu130"):
         platform = "manylinux_2_24_x86_64.manylinux_2_28_x86_64"
         name = f"torchao-0.15.0+{variant}-cp310-abi3-{platform}.whl"
@@ -599,13 +600,16 @@ def check_quirks_2026(p, root, manifest):
         p.check(members == {"torchao/_C.abi3.so"}, name, "torchao/_C.abi3.so")
     p.check(not any(e["project"] == "torchao" and e["arch"] != "x86_64" for e in wheels), "torchao",
             "x86_64 only")
-    # cu132: x86_64 only.
-    cu132 = [e for e in wheels if e["project"] == "torch" and e["variant"] == "cu132"]
-    p.check(cu132 and all(e["arch"] == "x86_64" for e in cu132), "cu132", "torch 2.12.0+cu132 has "
-            "an aarch64 wheel or none at all")
+    # no_aarch64: the CUDA torch files of the rows without an aarch64 cell (2.10.0+cu129).
     listed = set(quirks.get("no_aarch64", []))
-    message = "no_aarch64 must list the cu132 torch wheels"
-    p.check({e["path"] for e in cu132} <= listed, "quirks", message)
+    want = set()
+    for release in MODERN_RELEASES:
+        for row in release.rows:
+            arches = {cell.arch for cell in row.torch}
+            if row.variant.startswith("cu") and arches == {"x86_64"}:
+                want |= {e["path"] for e in wheels if e["project"] == "torch"
+                         and e["public_version"] == release.version and e["variant"] == row.variant}
+    p.check(want and listed == want, "quirks", f"no_aarch64 {sorted(listed ^ want)}")
     for e in wheels:
         if e["path"] in listed:
             sibling = any(
@@ -622,12 +626,12 @@ def check_quirks_2026(p, root, manifest):
 
 
 def _modern(e):
-    release = {"0.25.0": "2.10.0", "0.27.0": "2.12.0", "3.6.0": "2.10.0", "3.7.1": "2.12.0"}
-    return release.get(e["public_version"], e["public_version"]) in MODERN
+    return e.get("public_version") in MODERN_VERSIONS
 
 
 def check_torch_2026(p, e):
-    """Pins and the ELF dynamic sections of one torch 2.10/2.12 wheel."""
+    """The ELF dynamic sections of one torch wheel of 2026 (its pins:
+    check_facts)."""
     subject = f"2026:{e['filename']}"
     variant = e["variant"]
     reqs = e["requires_dist"]
@@ -636,13 +640,7 @@ def check_torch_2026(p, e):
             "sympy>=1.13.3 and setuptools")
     members = e["elf_members"]
     if variant in ("cu130", "cu132"):
-        nvidia = {n for n in names if n.startswith(("nvidia-", "cuda-"))}
-        p.check(nvidia == CUDA13_NAMES, subject, f"CUDA 13 names: {sorted(nvidia ^ CUDA13_NAMES)}")
-        binding = 'cuda-bindings==13.0.3; platform_system == "Linux"'
-        p.check(binding in reqs, subject, "cuda-bindings")
-        for r in reqs:
-            if r.startswith(("nvidia-", "cuda-", "triton")):
-                p.check(r.endswith('; platform_system == "Linux"'), subject, f"marker of {r}")
+        p.check("cuda-bindings" in names, subject, "cuda-bindings")
         cuda = members.get("torch/lib/libtorch_cuda.so", {})
         p.check(cuda.get("rpath") == CUDA13_RPATH + ":$ORIGIN" and cuda.get("runpath") is None,
                 subject, f"libtorch_cuda DT_RPATH {cuda.get('rpath')}")
@@ -653,12 +651,14 @@ def check_torch_2026(p, e):
         c_ext = next((m for n, m in members.items() if n.startswith("torch/_C.")), {})
         p.check(c_ext.get("rpath") == CUDA13_RPATH + ":$ORIGIN:$ORIGIN/lib", subject, "_C DT_RPATH")
     elif variant in ("cu126", "cu128", "cu129"):
-        binding = 'cuda-bindings==12.9.4; platform_system == "Linux"'
-        p.check(binding in reqs, subject, "cuda-bindings")
+        p.check("cuda-bindings" in names, subject, "cuda-bindings")
         suffixed = all(n.endswith("-cu12") for n in names if n.startswith("nvidia-"))
         p.check(suffixed, subject, "-cu12")
-        both = "nvidia-nvshmem-cu12" in names and "nvidia-cufile-cu12" in names
-        p.check(both, subject, "nvshmem and cufile")
+        # cuFile: its own pin until 2.10, the cuda-toolkit extra from 2.11.
+        cufile = "nvidia-cufile-cu12" in names or any(
+            Requirement(r).name == "cuda-toolkit" and "cufile" in Requirement(r).extras
+            for r in reqs)
+        p.check("nvidia-nvshmem-cu12" in names and cufile, subject, "nvshmem and cufile")
         cuda = members.get("torch/lib/libtorch_cuda.so", {})
         rpath = cuda.get("rpath") or ""
         for part in ("nvidia/nvshmem/lib", "nvidia/cufile/lib", "nvidia/cudnn/lib"):
@@ -670,9 +670,217 @@ def check_torch_2026(p, e):
         p.check(intel and "pytorch-triton-xpu" in names, subject, "xpu pins")
         p.check(members.get("torch/lib/libtorch_xpu.so", {}).get("rpath", "").startswith(
             "$ORIGIN/../../../.."), subject, "xpu RPATH")
-    elif variant == "rocm7.1":
+    elif variant.startswith("rocm"):
         p.check("torch/lib/libamdhip64.so" in members, subject, "ROCm bundled in the wheel")
     p.check(e["platform"].startswith("manylinux_2_28_"), subject, "manylinux_2_28")
+
+
+# -- the facts table (samplegen/facts.py) -----------------------------------------
+
+
+def _legacy(line):
+    """A modern Requires-Dist line as the manylinux2014 builder spells it
+    (`name (spec) ; marker`, `extra == 'x'`); written here anew, not taken
+    from the generator."""
+    text, _, marker = line.partition("; ")
+    end = next((i for i, c in enumerate(text) if c in "<>=!~"), len(text))
+    name, spec = text[:end], text[end:]
+    out = f"{name} ({spec})" if spec else name
+    if marker.startswith('extra == "'):
+        marker = "extra == '" + marker[len('extra == "'):-1] + "'"
+    return out + (f" ; {marker}" if marker else "")
+
+
+def expected_torch_requires(release, row, cell):
+    lines = list(release.head) + list(row.requires_for(cell.arch)) + list(release.tail)
+    lines += [line for _, extra_lines in release.extras for line in extra_lines]
+    return [_legacy(line) if cell.style == "legacy" else line for line in lines]
+
+
+def check_facts(p, manifest):
+    """The index against the facts table: every release x variant with exactly
+    its torch files and Requires-Dist, the paired torchvision/torchaudio,
+    the triton flavour and its files, the links without a hash, the
+    cuda-toolkit metapackages and what CUDA 13 requirements the index serves."""
+    wheels = manifest["wheels"]
+    legacy = set(manifest.get("legacy_directories", []))
+    subject = "facts"
+    for release in facts.RELEASES:
+        p.check(release.sources, subject, f"{release.version} cites no source")
+        for row in release.rows:
+            p.check(row.sources or row.inferred, subject,
+                    f"{release.version} {row.variant}: no source and not marked inferred")
+            p.check(row.variant in manifest["variants"], subject,
+                    f"{release.version}: {row.variant} is not a variant directory")
+    by_key = {(e["variant"], e["filename"]): e for e in wheels}
+
+    # torch: exactly the table's files, each with exactly the table's Requires-Dist.
+    want_torch = {}
+    for release in facts.RELEASES:
+        for row in release.rows:
+            for cell in row.torch:
+                local = f"+{cell.local}" if cell.local else ""
+                for python in release.pythons:
+                    name = f"torch-{release.version}{local}-{python}-{python}-{cell.platform}.whl"
+                    want_torch[(row.variant, name)] = (release, row, cell)
+    have_torch = {(e["variant"], e["filename"]) for e in wheels
+                  if e["project"] == "torch" and e["variant"] not in legacy}
+    p.check(have_torch == set(want_torch), subject,
+            f"torch files differ from the table: {sorted(have_torch ^ set(want_torch))}")
+    for key, (release, row, cell) in sorted(want_torch.items()):
+        e = by_key.get(key)
+        if e is None:
+            continue
+        want = expected_torch_requires(release, row, cell)
+        if not p.check(e["requires_dist"] == want, f"facts:{key[0]}/{key[1]}",
+                       "Requires-Dist differs from the table (order or lines):"
+                       + "".join(f"\n  index only: {line}" for line in e["requires_dist"]
+                                 if line not in want)
+                       + "".join(f"\n  table only: {line}" for line in want
+                                 if line not in e["requires_dist"])):
+            continue
+        p.check(e["requires_python"] == release.requires_python, f"facts:{key[1]}",
+                "Requires-Python")
+
+    # torchvision / torchaudio: the table's pairing, and a requirement on torch that
+    # every release pairing the version meets.
+    want_domain = {}
+    for release in facts.RELEASES:
+        for project, version in (("torchvision", release.vision), ("torchaudio", release.audio)):
+            if version is None:
+                continue
+            for row in release.rows:
+                for cell in row.domain:
+                    local = f"+{cell.local}" if cell.local else ""
+                    for python in release.domain_pythons:
+                        name = f"{project}-{version}{local}-{python}-{python}-{cell.platform}.whl"
+                        want_domain.setdefault((row.variant, name), []).append(release)
+    have_domain = {(e["variant"], e["filename"]) for e in wheels
+                   if e["project"] in ("torchvision", "torchaudio")}
+    p.check(have_domain == set(want_domain), subject,
+            f"domain files differ from the table: {sorted(have_domain ^ set(want_domain))}")
+    for key, releases in sorted(want_domain.items()):
+        e = by_key.get(key)
+        if e is None:
+            continue
+        torch_reqs = [Requirement(r) for r in e["requires_dist"] if Requirement(r).name == "torch"]
+        p.check(len(torch_reqs) == 1, f"facts:{key[1]}", "one requirement on torch")
+        for release in releases:
+            met = torch_reqs and Version(release.version) in torch_reqs[0].specifier
+            p.check(met, f"facts:{key[1]}", f"does not accept its torch {release.version}")
+        first = releases[0]
+        if e["project"] == "torchaudio" and first.audio_requires:
+            p.check(f"{torch_reqs[0]}" == first.audio_requires, f"facts:{key[1]}",
+                    f"torch requirement {torch_reqs[0]}, the table says {first.audio_requires}")
+        elif torch_reqs:
+            p.check(str(torch_reqs[0]) == f"torch=={first.version}", f"facts:{key[1]}",
+                    f"torch requirement {torch_reqs[0]}")
+
+    # triton: the root holds exactly the table's builds; every triton requirement of a
+    # torch file is met there for its Python tag and architecture.
+    want_triton = set()
+    for t in facts.TRITONS:
+        for arch in t.arches:
+            for python in t.pythons:
+                want_triton.add(f"{t.project}-{t.version}-{python}-{python}-"
+                                f"{t.platform.format(arch=arch)}.whl")
+    have_triton = {e["filename"] for e in wheels if e["project"] in TRITON_NAMES}
+    p.check(have_triton == want_triton, subject,
+            f"triton files differ from the table: {sorted(have_triton ^ want_triton)}")
+    root = [e for e in wheels if e["location"] == "root"]
+    for key, (release, row, cell) in sorted(want_torch.items()):
+        for text in row.requires_for(cell.arch):
+            req = Requirement(text)
+            if req.name not in TRITON_NAMES:
+                continue
+            python = key[1].split("-")[2]
+            if req.marker and not req.marker.evaluate(
+                    {"platform_system": "Linux", "platform_machine": cell.arch,
+                     "python_version": f"{python[2]}.{python[3:]}"}):
+                continue
+            met = any(e["project"] == req.name and e["python"] == python and e["arch"] == cell.arch
+                      and Version(e["version"]) in req.specifier for e in root)
+            p.check(met, f"facts:{key[1]}", f"no root-level file meets {text}")
+    for release in MODERN_RELEASES:
+        for row in release.rows:
+            for text in row.requires:
+                if row.variant.startswith("rocm"):
+                    name = Requirement(text).name
+                    p.check(name == "triton-rocm", subject,
+                            f"{release.version} {row.variant} requires {name}, not triton-rocm")
+
+    # links without #sha256=: exactly the table's.
+    want_hashless = {name for name, _, _ in facts.HASHLESS_FILES}
+    for (variant, name), (release, row, cell) in want_torch.items():
+        if cell.arch in row.hashless:
+            want_hashless.add(name)
+    every = wheels + manifest.get("variant_wheels", []) + manifest.get("index_files", [])
+    have_hashless = {e["filename"] for e in every if not e["has_hash_on_index"]}
+    p.check(have_hashless == want_hashless, subject,
+            f"links without a hash differ from the table: {sorted(have_hashless ^ want_hashless)}")
+    missing = set(manifest["quirks"]["missing_hash"])
+    p.check(missing == {e["path"] for e in every if not e["has_hash_on_index"]}, "quirks",
+            "missing_hash")
+
+    # cuda-toolkit: the metapackages the table defines, with its extras, on the pages of
+    # every directory whose torch requires them.
+    toolkits = {e["version"]: e for e in wheels if e["project"] == "cuda-toolkit"}
+    p.check(set(toolkits) == set(facts.CUDA_TOOLKIT), subject,
+            f"cuda-toolkit versions {sorted(toolkits)}")
+    for version, spec in facts.CUDA_TOOLKIT.items():
+        e = toolkits.get(version)
+        if e is None:
+            continue
+        want = [f'{name}=={pinned}.*; extra == "{extra}"' for extra, name, pinned in spec["extras"]]
+        p.check(e["requires_dist"] == want, f"facts:{e['filename']}",
+                f"Requires-Dist {e['requires_dist']}")
+        p.check(e["filename"] == f"cuda_toolkit-{version}-py3-none-any.whl", e["filename"],
+                "py3-none-any")
+    for key, (release, row, cell) in sorted(want_torch.items()):
+        for text in row.requires_for(cell.arch):
+            req = Requirement(text)
+            if req.name != "cuda-toolkit":
+                continue
+            pinned = [s.version for s in req.specifier if s.operator == "=="]
+            e = toolkits.get(pinned[0] if pinned else None)
+            if not p.check(e is not None, f"facts:{key[1]}", f"no cuda-toolkit for {text}"):
+                continue
+            provided = {extra for extra, _, _ in facts.CUDA_TOOLKIT[e["version"]]["extras"]}
+            p.check(req.extras <= provided, f"facts:{key[1]}",
+                    f"extras {sorted(req.extras - provided)} not provided by {e['filename']}")
+            page = f"whl/{key[0]}/cuda-toolkit/index.html"
+            p.check(page in e["pages"], f"facts:{key[1]}", f"{page} does not list {e['filename']}")
+
+    # What a CUDA 13 torch asks for (through cuda-toolkit's extras too) is served on its
+    # directory's pages for x86_64 (the real CUDA 13 wheels only with the tree).
+    tree = manifest.get("cuda13_tree")
+    mirrored = [e for e in wheels if e["location"] == "mirror"]
+    checked = set()
+    for key, (release, row, cell) in sorted(want_torch.items()):
+        if not row.variant.startswith("cu13") or cell.arch != "x86_64":
+            continue
+        python = key[1].split("-")[2]
+        wanted = []
+        for text in row.requires_for(cell.arch):
+            req = Requirement(text)
+            if req.name == "cuda-toolkit":
+                version = [s.version for s in req.specifier][0]
+                for extra, name, pinned in facts.CUDA_TOOLKIT[version]["extras"]:
+                    if extra in req.extras:
+                        wanted.append(Requirement(f"{name}=={pinned}.*"))
+            elif req.name.startswith(("nvidia-", "cuda-bindings")):
+                wanted.append(req)
+        for req in wanted:
+            if (row.variant, python, str(req)) in checked:
+                continue
+            checked.add((row.variant, python, str(req)))
+            page = f"whl/{row.variant}/{req.name}/index.html"
+            served = [e for e in mirrored if e["project"] == req.name and page in e["pages"]
+                      and e["arch"] == "x86_64" and e["python"] in ("py3", python)
+                      and Version(e["version"]) in req.specifier]
+            if not served and tree is None:
+                continue  # the real CUDA 13 wheels are not in this build
+            p.check(served, f"facts:{key[1]}", f"{page} serves nothing meeting {req}")
 
 
 def check_variant_wheels(p, root, manifest):
@@ -829,15 +1037,16 @@ if {accelerated!r}:
     assert torch.cuda.is_available()
     assert torch.cuda.runtime_version() == {runtime}, torch.cuda.runtime_version()
     assert torch._C._library_check() > 0
-if {domain!r}:
-    import torchvision, torchaudio
-    assert torchvision._cuda_version() == torchaudio._cuda_version() == {runtime}
+for name in {domain!r}:
+    module = __import__(name)
+    assert module._cuda_version() == {runtime}, (name, module._cuda_version())
 print("ok", torch.__version__)
 """
 
 
 # hipRuntimeGetVersion of the ROCm builds' bundled libamdhip64.
-HIP_RUNTIME = {"rocm6.2.4": 60241134, "rocm7.1": 70125424}
+HIP_RUNTIME = {"rocm6.2.4": 60241134, "rocm7.0": 70051831, "rocm7.1": 70125424,
+               "rocm7.2": 70226015}
 
 
 def module_set(entry):
@@ -881,17 +1090,18 @@ assert torch._C._library_check() > 0, torch._C._library_check()
 mapped = {{os.path.realpath(line.split()[-1]) for line in open("/proc/self/maps")
           if line.rstrip().endswith(("libcudart.so.13", "libcudnn.so.9", "libnccl.so.2"))}}
 assert mapped == set({real!r}), mapped
-if {domain!r}:
-    import torchvision, torchaudio
-    assert torchvision._cuda_version() == torchaudio._cuda_version() == runtime.value
+for name in {domain!r}:
+    module = __import__(name)
+    assert module._cuda_version() == runtime.value, (name, module._cuda_version())
 print("ok", torch.__version__, *want)
 """
 
 
 def check_imports(p, root, manifest, python):
-    """Imports every x86_64 torch wheel of python's tag with its torchvision
-    and torchaudio (CUDA ones with the sample modules on LD_LIBRARY_PATH;
-    CUDA 13 ones against the real libraries where the build had them)."""
+    """Imports every x86_64 torch wheel of python's tag with the torchvision
+    and torchaudio the facts table pairs it with (CUDA ones with the sample
+    modules on LD_LIBRARY_PATH; CUDA 13 ones against the real libraries where
+    the build had them)."""
     version = subprocess.run(
         [python, "-c", "import sys; print(f'cp{sys.version_info[0]}{sys.version_info[1]}')"],
         capture_output=True, text=True, check=True,
@@ -905,18 +1115,22 @@ def check_imports(p, root, manifest, python):
     p.check(bool(torch_entries), "import", f"no {tag} x86_64 torch wheel to import with {python}")
     for torch_entry in torch_entries:
         variant, version = torch_entry["variant"], torch_entry["public_version"]
+        release = facts.release(version)
+        paired = {project: v for project, v in (("torchvision", release.vision),
+                                                 ("torchaudio", release.audio)) if v}
         companions = [
             e
             for e in manifest["wheels"]
             if e["python"] == tag
             and e["arch"] == "x86_64"
             and e["variant"] == variant
-            and e["project"] in ("torchvision", "torchaudio")
-            and f"torch=={version}" in e["requires_dist"]
+            and paired.get(e["project"]) == e["public_version"]
         ]
         subject = f"import:{torch_entry['filename']}"
         # torchvision 0.20.1 / torchaudio 2.5.1 have no cp313 wheels (README).
-        p.check(len(companions) in (0, 2), subject, "torchvision and torchaudio must come as a pair")
+        want = set(paired) if tag in release.domain_pythons else set()
+        p.check({e["project"] for e in companions} == want and len(companions) == len(want),
+                subject, f"domain libraries {sorted(e['filename'] for e in companions)}")
         with tempfile.TemporaryDirectory() as site:
             for e in [torch_entry] + companions:
                 zipfile.ZipFile(os.path.join(root, e["path"])).extractall(site)
@@ -929,10 +1143,11 @@ def check_imports(p, root, manifest, python):
                 version=torch_entry["version"],
                 accelerated=variant != "cpu",
                 runtime=runtime,
-                domain=bool(companions),
+                domain=sorted(e["project"] for e in companions),
             )
             if cudart and cudart.get("real"):
-                script = cuda13_script(manifest, torch_entry, bool(companions))
+                script = cuda13_script(manifest, torch_entry,
+                                       sorted(e["project"] for e in companions))
             env = dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1")
             env.pop("LD_LIBRARY_PATH", None)
             if variant == "xpu":
@@ -1055,6 +1270,7 @@ def main(argv=None) -> int:
     check_software(p, root, manifest, elf_cache)
     check_quirks(p, manifest)
     check_quirks_2026(p, root, manifest)
+    check_facts(p, manifest)
     check_cuda13_wheels(p, root, manifest, args.require_cuda13)
     check_cusparselt_symbols(p, root, manifest, elf_cache)
     check_pages(p, root, manifest, "relative")

@@ -316,8 +316,9 @@ def eb2025b_aarch64(r):
 
 def eb2026_cu13(r, accelerator, node):
     """torch 2.12 for foss-2026.1 with CUDA 13 (`accelerator`: cu130 or cu132, both run by the
-    CUDA/13.3.0 module): every nvidia-* requirement (unsuffixed toolkit packages, -cu13
-    cuDNN/NCCL/NVSHMEM/cuSPARSELt) mapped to a module, none bundled; installed and relinked at
+    CUDA/13.3.0 module): every CUDA requirement of its METADATA (the cuda-toolkit[...] metapackage
+    with its extras, nvidia-cublas as a range, -cu13 cuDNN/NCCL/NVSHMEM/cuSPARSELt) mapped to a
+    module, none bundled; installed and relinked at
     the sample's CUDA 13 modules, whose libraries are NVIDIA's real CUDA 13 ones: torch answers
     the real cudaRuntimeGetVersion, cudnnGetVersion, ncclGetVersion with LD_LIBRARY_PATH unset;
     module loaded with Lmod; easyconfigs (on this machine's view)."""
@@ -330,7 +331,14 @@ def eb2026_cu13(r, accelerator, node):
     check(report["variant"]["name"] == accelerator, report["variant"])
     check(report["variant"]["minimum_driver"] == "580", report["variant"])
     nvidia = nvidia_requirements(report)
-    check(len(nvidia) >= 12, f"{accelerator} torch requires the CUDA 13 packages: {nvidia}")
+    # What the sample's torch METADATA asks for (the facts table's row): since 2.11 the
+    # cuda-toolkit metapackage stands for the toolkit's components.
+    torch_file = by_name(report)["torch"]["filename"]
+    entry = next(w for w in r.manifest["wheels"] if w["filename"] == torch_file)
+    wanted = {re.match(r"[A-Za-z0-9._-]+", line).group(0) for line in entry["requires_dist"]}
+    wanted = {name for name in wanted if name.startswith("nvidia-") or name == "cuda-toolkit"}
+    check("cuda-toolkit" in wanted and {d["name"] for d in nvidia} == wanted,
+          f"{accelerator} torch requires {sorted(wanted)}: {nvidia}")
     for dependency in nvidia:
         check(dependency["resolution"] == "module"
               and dependency["compatibility"] != "incompatible",
@@ -514,10 +522,13 @@ def abi3_compound(r):
 
 
 def no_aarch64(r):
-    """torch 2.12.0+cu132 has no aarch64 wheel: exit 3 naming the x86_64 files and why."""
-    quirk(r, "no_aarch64")
-    result = r.resolve("torch==2.12.0", "--python", "3.13", "--accelerator", "cu132", *ARM,
-                       expect=3)
+    """A CUDA torch with no aarch64 wheel (today's sample: 2.10.0+cu129): exit 3 naming the
+    x86_64 files and why."""
+    path = quirk(r, "no_aarch64")[0]
+    entry = next(w for w in r.manifest["wheels"] if w["path"] == path)
+    python = entry["python"][2] + "." + entry["python"][3:]
+    result = r.resolve("torch==" + entry["public_version"], "--python", python, "--accelerator",
+                       entry["variant"], *ARM, expect=3)
     check("built for x86_64, the target is aarch64" in result.stderr, result.stderr)
 
 

@@ -1,16 +1,19 @@
 """What the sample index holds and what each wheel's metadata says.
 
-Everything here follows download.pytorch.org/whl as it was for the torch
-2.5.1 and 2.6.0 releases, and as it is in December 2026 for 2.10.0 and
-2.12.0 (the "2026 generation"); the comments name the public source of
-each fact.
-Choices that no public source covers are listed in README.md ("Choices").
-The native side (which ELF files, their NEEDED and RPATH) is in native.py.
+Which releases, which variant directories and architectures, torch's
+Requires-Dist, the domain libraries and triton of each release and which
+links lack a hash come from the facts table (facts.py, one row per release
+x variant, each citing its source). This module turns the table into wheels
+and writes everything else a wheel's metadata says; the comments name the
+public source of each fact. Choices that no public source covers are listed
+in README.md ("Choices"). The native side (which ELF files, their NEEDED and
+RPATH) is in native.py.
 """
 
 import dataclasses
+import hashlib
 
-from . import cuda13
+from . import cuda13, facts
 
 # <!--TIMESTAMP n--> footer of every generated page (pytorch/test-infra
 # s3_management/manage.py, to_simple_package_html); fixed so the
@@ -22,12 +25,10 @@ PYPI_SERIAL = 26812345
 # Time stamp of every zip member: the torch 2.6.0 release day.
 ZIP_DATE_TIME = (2025, 1, 29, 0, 0, 0)
 
-ALL_PYTHONS = ("cp311", "cp312", "cp313")
-NO_313 = ("cp311", "cp312")
-
 # Markers of the CUDA requirements (pytorch
 # .github/scripts/generate_binary_build_matrix.py, PYTORCH_EXTRA_INSTALL_REQUIREMENTS).
-LINUX_X86_64 = 'platform_system == "Linux" and platform_machine == "x86_64"'
+LINUX_X86_64 = facts.LINUX_X86_64
+LINUX = facts.LINUX
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,12 +59,20 @@ ACCELERATORS = {
     # The 2026 generation (README "Contents"). The CUDA 12 builds link the
     # 2025b module set (CUDA 12.9.1), the CUDA 13 ones the 2026.1 set
     # (CUDA 13.3.0, whose libraries are NVIDIA's real CUDA 13.0 wheels where
-    # the machine has them). HIP 7.1.25424 and RCCL 2.26.6 for ROCm 7.1 and
-    # torch.version.xpu for oneAPI 2025.3 are recalled (README "Choices").
+    # the machine has them). HIP and RCCL of ROCm 7.x and torch.version.xpu
+    # for oneAPI 2025.3 are recalled or the sample's own (README "Choices").
     "cu128": Accelerator("cu128", "cuda", cuda="12.8", eb_cuda="12.9.1"),
     "cu129": Accelerator("cu129", "cuda", cuda="12.9", eb_cuda="12.9.1"),
     "cu130": Accelerator("cu130", "cuda", cuda="13.0", eb_cuda="13.3.0"),
     "cu132": Accelerator("cu132", "cuda", cuda="13.2", eb_cuda="13.3.0"),
+    "rocm7.0": Accelerator(
+        "rocm7.0",
+        "rocm",
+        hip="7.0.51831",
+        hip_api_version=70051831,
+        rccl_api_version=22606,
+        rocm="7.0.0",
+    ),
     "rocm7.1": Accelerator(
         "rocm7.1",
         "rocm",
@@ -71,6 +80,14 @@ ACCELERATORS = {
         hip_api_version=70125424,
         rccl_api_version=22606,
         rocm="7.1.0",
+    ),
+    "rocm7.2": Accelerator(
+        "rocm7.2",
+        "rocm",
+        hip="7.2.26015",
+        hip_api_version=70226015,
+        rccl_api_version=22707,
+        rocm="7.2.0",
     ),
     "xpu": Accelerator("xpu", "xpu", xpu="20250301"),
 }
@@ -100,38 +117,13 @@ class Published:
     style: str = "modern"
 
 
-def manylinux_cells(*cells: str, unlabelled: tuple[str, ...] = ()) -> tuple[Published, ...]:
-    """The 2026 generation's cells: "cu130/aarch64" is a manylinux_2_28 build of that variant
-    labelled +cu130; those in `unlabelled` carry no local label (cu128's aarch64 domain wheels)."""
-    out = []
-    for cell in cells:
-        variant, arch = cell.split("/")
-        label = None if cell in unlabelled else variant
-        out.append(Published(variant, arch, label, f"manylinux_2_28_{arch}"))
-    return tuple(out)
-
-
-CELLS_2_10 = ("cpu/x86_64", "cpu/aarch64", "cu128/x86_64", "cu128/aarch64", "cu129/x86_64",
-              "cu130/x86_64", "cu130/aarch64", "rocm7.1/x86_64", "xpu/x86_64")
-CELLS_2_12 = ("cpu/x86_64", "cpu/aarch64", "cu126/x86_64", "cu126/aarch64", "cu130/x86_64",
-              "cu130/aarch64", "cu132/x86_64", "xpu/x86_64")
-
-
 @dataclasses.dataclass(frozen=True)
 class TorchRelease:
-    version: str
-    vision: str
-    audio: str
-    triton: str
-    requires_python: str
-    typing_extensions: str
-    optree: str
+    """A release of the facts table, with what the sample adds to it."""
+
+    facts: facts.Release
     git_version: str
-    pythons: tuple[str, ...]
-    domain_pythons: tuple[str, ...]
     metadata_files: bool  # PEP 658 .metadata uploaded (torch >= 2.6, test-infra #6116)
-    torch_cells: tuple[Published, ...]
-    domain_cells: tuple[Published, ...]
     cusparselt: bool  # libtorch_cuda links libcusparseLt.so.0 (2.6, pytorch#138547)
     console_scripts: tuple[tuple[str, str], ...]
     # The 2026 generation: manylinux_2_28 everywhere, nvshmem and cufile,
@@ -139,279 +131,98 @@ class TorchRelease:
     modern: bool = False
     eb_cuda12: str | None = None  # CUDA 12 module set its cu12x builds link, if not the variant's
 
+    @property
+    def version(self) -> str:
+        return self.facts.version
 
-# pytorch/test-infra tools/scripts/generate_binary_build_matrix.py (release
-# matrix at each release): 2.5.x was published for cu118/cu121/cu124 and
-# rocm6.1/6.2 (so NOT cu126 or rocm6.2.4); 2.6.0 for cu118/cu124/cu126 and
-# rocm6.1/rocm6.2.4. Only 2.6.0+cu126 exists for CUDA on aarch64, tagged
-# linux_aarch64 (observed on download.pytorch.org). ≤2.5 and the 2.6
-# cpu/cu124 x86_64 wheels were built on the manylinux2014 image and tagged
-# linux_x86_64 (pytorch#123649, pytorch#143962).
-RELEASES = (
-    TorchRelease(
-        version="2.5.1",
-        vision="0.20.1",
-        audio="2.5.1",
-        triton="3.1.0",
-        requires_python=">=3.8.0",
-        typing_extensions=">=4.8.0",
-        optree=">=0.12.0",
-        git_version="a8d6afb511a69687bbb2b7e88a3cf67917e1697e",
-        pythons=ALL_PYTHONS,
-        domain_pythons=NO_313,
-        metadata_files=False,
-        torch_cells=(
-            Published("cpu", "x86_64", "cpu", "linux_x86_64", "legacy"),
-            Published("cpu", "aarch64", None, "manylinux_2_17_aarch64.manylinux2014_aarch64", "legacy"),
-            Published("cu124", "x86_64", "cu124", "linux_x86_64", "legacy"),
-        ),
-        domain_cells=(
-            Published("cpu", "x86_64", "cpu", "linux_x86_64"),
-            Published("cpu", "aarch64", None, "linux_aarch64"),
-            Published("cu124", "x86_64", "cu124", "linux_x86_64"),
-        ),
-        cusparselt=False,
-        console_scripts=(("torchrun", "torch.distributed.run:main"),),
-    ),
-    TorchRelease(
-        version="2.6.0",
-        vision="0.21.0",
-        audio="2.6.0",
-        triton="3.2.0",
-        requires_python=">=3.9.0",
-        typing_extensions=">=4.10.0",
-        optree=">=0.13.0",
-        git_version="1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340",
-        pythons=ALL_PYTHONS,
-        domain_pythons=ALL_PYTHONS,
-        metadata_files=True,
-        torch_cells=(
-            Published("cpu", "x86_64", "cpu", "linux_x86_64", "legacy"),
-            Published("cpu", "aarch64", "cpu", "manylinux_2_28_aarch64"),
-            Published("cu124", "x86_64", "cu124", "linux_x86_64", "legacy"),
-            Published("cu126", "x86_64", "cu126", "manylinux_2_28_x86_64"),
-            Published("cu126", "aarch64", "cu126", "linux_aarch64"),
-            Published("rocm6.2.4", "x86_64", "rocm6.2.4", "manylinux_2_28_x86_64"),
-        ),
-        # As observed on download.pytorch.org: domain wheels stay linux_x86_64
-        # up to 0.22/2.7, and aarch64 domain wheels carry no local label (also
-        # in the CUDA directories).
-        domain_cells=(
-            Published("cpu", "x86_64", "cpu", "linux_x86_64"),
-            Published("cpu", "aarch64", None, "linux_aarch64"),
-            Published("cu124", "x86_64", "cu124", "linux_x86_64"),
-            Published("cu126", "x86_64", "cu126", "linux_x86_64"),
-            Published("cu126", "aarch64", None, "linux_aarch64"),
-            Published("rocm6.2.4", "x86_64", "rocm6.2.4", "linux_x86_64"),
-        ),
-        cusparselt=True,
-        console_scripts=(
-            ("torchfrtrace", "tools.flight_recorder.fr_trace:main"),
-            ("torchrun", "torch.distributed.run:main"),
-        ),
-    ),
-    # The 2026 generation. Variant directories per release: the release
-    # matrix of pytorch .github/scripts/generate_binary_build_matrix.py in the
-    # 2.10 cycle (CUDA_ARCHES 12.6/12.8/12.9/13.0, ROCM_ARCHES 7.0/7.1,
-    # CUDA_AARCH64_ARCHES) and RELEASE.md's compatibility matrix for 2.12
-    # (cu126, cu130, cu132; cu128 removed, pytorch#178665), narrowed to what
-    # the sample needs: cp313 for 2.10 (EasyBuild 2025b's Python 3.13.5),
-    # cp313 and cp314 for 2.12; cu129 x86_64 only; cu132 without an aarch64
-    # wheel. Every file manylinux_2_28 with _GLIBCXX_USE_CXX11_ABI=1
-    # (pytorch#149550). git_version: torch/version.py of the real wheels as
-    # found in public dumps (2.10.0+cu128, 2.12.0+cu130).
-    TorchRelease(
-        version="2.10.0",
-        vision="0.25.0",
-        audio="2.10.0",
-        triton="3.6.0",
-        requires_python=">=3.10",
-        typing_extensions=">=4.10.0",
-        optree=">=0.13.0",
-        git_version="449b1768410104d3ed79d3bcfe4ba1d65c7f22c0",
-        pythons=("cp313",),
-        domain_pythons=("cp313",),
-        metadata_files=True,
-        torch_cells=manylinux_cells(*CELLS_2_10),
-        # In cu128 the aarch64 torchvision and torchaudio carry no +cu128
-        # label while the x86_64 ones do (EasyBuild's
-        # PyTorch-bundle-2.9.1-foss-2025a-CUDA-12.8.0-whl.eb downloads
-        # them so from download.pytorch.org/whl/cu128).
-        domain_cells=manylinux_cells(*CELLS_2_10, unlabelled=("cu128/aarch64",)),
-        cusparselt=True,
-        console_scripts=(
-            ("torchfrtrace", "tools.flight_recorder.fr_trace:main"),
-            ("torchrun", "torch.distributed.run:main"),
-        ),
-        modern=True,
-    ),
-    TorchRelease(
-        version="2.12.0",
-        vision="0.27.0",
-        audio="2.12.0",
-        triton="3.7.1",
-        requires_python=">=3.10",
-        typing_extensions=">=4.10.0",
-        optree=">=0.13.0",
-        git_version="7661cd9c6b841b62b7f411aa52ec51f05457263b",
-        pythons=("cp313", "cp314"),
-        domain_pythons=("cp313", "cp314"),
-        metadata_files=True,
-        torch_cells=manylinux_cells(*CELLS_2_12),
-        domain_cells=manylinux_cells(*CELLS_2_12),
-        cusparselt=True,
-        console_scripts=(
-            ("torchfrtrace", "tools.flight_recorder.fr_trace:main"),
-            ("torchrun", "torch.distributed.run:main"),
-        ),
-        modern=True,
-        eb_cuda12="12.9.1",
-    ),
-)
+    @property
+    def vision(self) -> str | None:
+        return self.facts.vision
+
+    @property
+    def audio(self) -> str | None:
+        return self.facts.audio
+
+    @property
+    def triton(self) -> str:
+        return self.facts.triton
+
+    @property
+    def pythons(self) -> tuple[str, ...]:
+        return self.facts.pythons
+
+    @property
+    def domain_pythons(self) -> tuple[str, ...]:
+        return self.facts.domain_pythons
+
+    @property
+    def requires_python(self) -> str:
+        return self.facts.requires_python
+
+    def cells(self, which: str) -> list[Published]:
+        """torch ("torch") or domain ("domain") cells in the table's order."""
+        return [
+            Published(row.variant, cell.arch, cell.local, cell.platform, cell.style)
+            for row in self.facts.rows
+            for cell in getattr(row, which)
+        ]
+
+
+# torch/version.py's git_version: of the real wheels as found in public
+# dumps (2.10.0+cu128, 2.12.0+cu130); for the releases without one the
+# sample's own (the sha1 of "sample torch <version>", README "Choices").
+GIT_VERSIONS = {
+    "2.5.1": "a8d6afb511a69687bbb2b7e88a3cf67917e1697e",
+    "2.6.0": "1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340",
+    "2.10.0": "449b1768410104d3ed79d3bcfe4ba1d65c7f22c0",
+    "2.12.0": "7661cd9c6b841b62b7f411aa52ec51f05457263b",
+}
+OLD_RELEASES = ("2.5.1", "2.6.0")
+
+
+def _release(rel: facts.Release) -> TorchRelease:
+    git = GIT_VERSIONS.get(rel.version) or hashlib.sha1(
+        f"sample torch {rel.version}".encode("ascii")
+    ).hexdigest()
+    scripts = (("torchrun", "torch.distributed.run:main"),)
+    if rel.version != "2.5.1":
+        scripts = (("torchfrtrace", "tools.flight_recorder.fr_trace:main"),) + scripts
+    modern = rel.version not in OLD_RELEASES
+    return TorchRelease(
+        facts=rel,
+        git_version=git,
+        metadata_files=rel.version != "2.5.1",
+        cusparselt=rel.version != "2.5.1",
+        console_scripts=scripts,
+        modern=modern,
+        eb_cuda12="12.9.1" if modern else None,
+    )
+
+
+# pytorch/test-infra tools/scripts/generate_binary_build_matrix.py and
+# RELEASE.md (facts.py): every release, variant and architecture.
+RELEASES = tuple(_release(rel) for rel in facts.RELEASES)
 MODERN_RELEASES = tuple(r.version for r in RELEASES if r.modern)
 
-# cu124: the torch 2.6.0 METADATA on PyPI (a cu124 build); cu126: the
-# 2.6 nightly +cu126 METADATA quoted in uv#10119, matching pytorch
-# .github/scripts/generate_binary_build_matrix.py for 2.6. 2.5.1+cu124 uses the
-# same cu124 pins without cusparselt (README "Choices").
-CUDA_PINS = {
-    "cu124": (
-        ("nvidia-cuda-nvrtc-cu12", "12.4.127"),
-        ("nvidia-cuda-runtime-cu12", "12.4.127"),
-        ("nvidia-cuda-cupti-cu12", "12.4.127"),
-        ("nvidia-cudnn-cu12", "9.1.0.70"),
-        ("nvidia-cublas-cu12", "12.4.5.8"),
-        ("nvidia-cufft-cu12", "11.2.1.3"),
-        ("nvidia-curand-cu12", "10.3.5.147"),
-        ("nvidia-cusolver-cu12", "11.6.1.9"),
-        ("nvidia-cusparse-cu12", "12.3.1.170"),
-        ("nvidia-cusparselt-cu12", "0.6.2"),
-        ("nvidia-nccl-cu12", "2.21.5"),
-        ("nvidia-nvtx-cu12", "12.4.127"),
-        ("nvidia-nvjitlink-cu12", "12.4.127"),
-    ),
-    "cu126": (
-        ("nvidia-cuda-nvrtc-cu12", "12.6.77"),
-        ("nvidia-cuda-runtime-cu12", "12.6.77"),
-        ("nvidia-cuda-cupti-cu12", "12.6.80"),
-        ("nvidia-cudnn-cu12", "9.5.1.17"),
-        ("nvidia-cublas-cu12", "12.6.4.1"),
-        ("nvidia-cufft-cu12", "11.3.0.4"),
-        ("nvidia-curand-cu12", "10.3.7.77"),
-        ("nvidia-cusolver-cu12", "11.7.1.2"),
-        ("nvidia-cusparse-cu12", "12.5.4.2"),
-        ("nvidia-cusparselt-cu12", "0.6.3"),
-        ("nvidia-nccl-cu12", "2.21.5"),
-        ("nvidia-nvtx-cu12", "12.6.77"),
-        ("nvidia-nvjitlink-cu12", "12.6.85"),
-    ),
-}
 
-# The 2026 generation's Requires-Dist pins (PYTORCH_EXTRA_INSTALL_REQUIREMENTS
-# of pytorch .github/scripts/generate_binary_build_matrix.py in the 2.10
-# cycle, the copy with CUDA_ARCHES 12.6/12.8/12.9/13.0; pytorch-index.md
-# §3.4 quotes the 2.9 cu128 pins, which differ in cuDNN 9.10.2.21 and NCCL
-# 2.27.5). 2.12 keeps the cu126 line (README "Choices"). CUDA 13 pins the
-# versions of NVIDIA's real CUDA 13 wheels that the sample rebuilds from
-# /usr/local/cuda (cuDNN 9.19.0.56 where the 2.10 matrix has 9.17.1.4), and
-# cu132 pins the same (the real cu132 pins are not known here). All with
-# platform_system == "Linux" only: 2.9+ dropped the x86_64 machine marker.
-CUDA12_2026_PINS = {
-    "cu126": (
-        ("cuda-bindings", "==12.9.4"),
-        ("nvidia-cuda-nvrtc-cu12", "==12.6.77"),
-        ("nvidia-cuda-runtime-cu12", "==12.6.77"),
-        ("nvidia-cuda-cupti-cu12", "==12.6.80"),
-        ("nvidia-cudnn-cu12", "==9.10.2.21"),
-        ("nvidia-cublas-cu12", "==12.6.4.1"),
-        ("nvidia-cufft-cu12", "==11.3.0.4"),
-        ("nvidia-curand-cu12", "==10.3.7.77"),
-        ("nvidia-cusolver-cu12", "==11.7.1.2"),
-        ("nvidia-cusparse-cu12", "==12.5.4.2"),
-        ("nvidia-cusparselt-cu12", "==0.7.1"),
-        ("nvidia-nccl-cu12", "==2.28.9"),
-        ("nvidia-nvshmem-cu12", "==3.4.5"),
-        ("nvidia-nvtx-cu12", "==12.6.77"),
-        ("nvidia-nvjitlink-cu12", "==12.6.85"),
-        ("nvidia-cufile-cu12", "==1.11.1.6"),
-    ),
-    "cu128": (
-        ("cuda-bindings", "==12.9.4"),
-        ("nvidia-cuda-nvrtc-cu12", "==12.8.93"),
-        ("nvidia-cuda-runtime-cu12", "==12.8.90"),
-        ("nvidia-cuda-cupti-cu12", "==12.8.90"),
-        ("nvidia-cudnn-cu12", "==9.17.1.4"),
-        ("nvidia-cublas-cu12", "==12.8.4.1"),
-        ("nvidia-cufft-cu12", "==11.3.3.83"),
-        ("nvidia-curand-cu12", "==10.3.9.90"),
-        ("nvidia-cusolver-cu12", "==11.7.3.90"),
-        ("nvidia-cusparse-cu12", "==12.5.8.93"),
-        ("nvidia-cusparselt-cu12", "==0.7.1"),
-        ("nvidia-nccl-cu12", "==2.28.9"),
-        ("nvidia-nvshmem-cu12", "==3.4.5"),
-        ("nvidia-nvtx-cu12", "==12.8.90"),
-        ("nvidia-nvjitlink-cu12", "==12.8.93"),
-        ("nvidia-cufile-cu12", "==1.13.1.3"),
-    ),
-    "cu129": (
-        ("cuda-bindings", "==12.9.4"),
-        ("nvidia-cuda-nvrtc-cu12", "==12.9.86"),
-        ("nvidia-cuda-runtime-cu12", "==12.9.79"),
-        ("nvidia-cuda-cupti-cu12", "==12.9.79"),
-        ("nvidia-cudnn-cu12", "==9.17.1.4"),
-        ("nvidia-cublas-cu12", "==12.9.1.4"),
-        ("nvidia-cufft-cu12", "==11.4.1.4"),
-        ("nvidia-curand-cu12", "==10.3.10.19"),
-        ("nvidia-cusolver-cu12", "==11.7.5.82"),
-        ("nvidia-cusparse-cu12", "==12.5.10.65"),
-        ("nvidia-cusparselt-cu12", "==0.7.1"),
-        ("nvidia-nccl-cu12", "==2.28.9"),
-        ("nvidia-nvshmem-cu12", "==3.4.5"),
-        ("nvidia-nvtx-cu12", "==12.9.79"),
-        ("nvidia-nvjitlink-cu12", "==12.9.86"),
-        ("nvidia-cufile-cu12", "==1.14.1.1"),
-    ),
-}
-CUDA13_PINS = (
-    ("cuda-bindings", "==13.0.3"),
-    ("nvidia-cuda-nvrtc", "==13.0.88"),
-    ("nvidia-cuda-runtime", "~=13.0.48"),
-    ("nvidia-cuda-cupti", "==13.0.85"),
-    ("nvidia-cudnn-cu13", "==9.19.0.56"),
-    ("nvidia-cublas", "==13.1.0.3"),
-    ("nvidia-cufft", "==12.0.0.61"),
-    ("nvidia-curand", "==10.4.0.35"),
-    ("nvidia-cusolver", "==12.0.4.66"),
-    ("nvidia-cusparse", "==12.6.3.3"),
-    ("nvidia-cusparselt-cu13", "==0.8.0"),
-    ("nvidia-nccl-cu13", "==2.28.9"),
-    ("nvidia-nvshmem-cu13", "==3.4.5"),
-    ("nvidia-nvtx", "==13.0.85"),
-    ("nvidia-nvjitlink", "==13.0.88"),
-    ("nvidia-cufile", "==1.15.1.6"),
-)
-# XPU: the first Intel runtime pins of the same matrix ("xpu", no markers).
-XPU_2026_PINS = (
-    ("intel-cmplr-lib-rt", "==2025.3.1"),
-    ("intel-cmplr-lib-ur", "==2025.3.1"),
-    ("intel-cmplr-lic-rt", "==2025.3.1"),
-    ("intel-sycl-rt", "==2025.3.1"),
-)
-LINUX = 'platform_system == "Linux"'
+def _hashless() -> frozenset:
+    """Links without a #sha256= fragment (facts: the rows' `hashless` and
+    HASHLESS_FILES): prod pages have repeatedly shipped aarch64 wheels without
+    one (pytorch#153469, uv#13195), stable releases again in 2026
+    (pytorch#164347), whole variants (pytorch#173099, #181056)."""
+    names = {name for name, _, _ in facts.HASHLESS_FILES}
+    for rel in facts.RELEASES:
+        for row in rel.rows:
+            for cell in row.torch:
+                if cell.arch not in row.hashless:
+                    continue
+                local = f"+{cell.local}" if cell.local else ""
+                for python in rel.pythons:
+                    names.add(f"torch-{rel.version}{local}-{python}-{python}-{cell.platform}.whl")
+    return frozenset(names)
 
-# Wheels whose index link carries no #sha256= fragment: prod pages have
-# repeatedly shipped aarch64 wheels without one (pytorch#153469,
-# uv#13195), plus one lone x86_64 wheel; and, in 2026, stable releases
-# again (pytorch#164347).
-NO_HASH_ON_INDEX = frozenset(
-    {
-        "torch-2.6.0+cu126-cp311-cp311-linux_aarch64.whl",
-        "torch-2.6.0+cu126-cp312-cp312-linux_aarch64.whl",
-        "torch-2.6.0+cu126-cp313-cp313-linux_aarch64.whl",
-        "torchaudio-2.5.1+cu124-cp311-cp311-linux_x86_64.whl",
-        "torch-2.10.0+cu128-cp313-cp313-manylinux_2_28_aarch64.whl",
-    }
-)
+
+NO_HASH_ON_INDEX = _hashless()
 # (project, version, variant) served from the second host, like the
 # download-r2.pytorch.org links of the R2 packages (pytorch/test-infra
 # s3_management/manage_v2.py, PT_R2_PACKAGES_PROD).
@@ -420,8 +231,12 @@ SECOND_HOST = frozenset({("torch", "2.6.0", "cu126")})
 # second host (PT_R2_PACKAGES_PROD; e.g. the cu130 torch page quoted in
 # nvidia-holoscan/holohub#1717 links download-r2.pytorch.org/whl/cu130/).
 R2_PROJECTS = frozenset(
-    {"torch", "torchvision", "torchaudio", "triton", "pytorch_triton_rocm", "pytorch_triton_xpu"}
+    {
+        "torch", "torchvision", "torchaudio", "triton", "triton_rocm", "pytorch_triton_rocm",
+        "pytorch_triton_xpu",
+    }
 )
+TRITON_PROJECTS = ("triton", "triton_rocm", "pytorch_triton_rocm", "pytorch_triton_xpu")
 # The .metadata file served for this wheel has a line appended after the
 # METADATA (pytorch#197552: "Checksum-SHA256: ..." on R2), while the page's
 # data-core-metadata keeps the hash of the real METADATA.
@@ -517,34 +332,73 @@ def _native(project, version, cell, python, release, location="variant"):
     )
 
 
+def _release_wheels(release: TorchRelease, seen: set) -> list[Wheel]:
+    """torch and its domain libraries of one release, in the table's order
+    (torch, then torchvision, then torchaudio, each cell by cell). A domain
+    wheel two releases share (torchaudio 2.11.0 with 2.12.0 and 2.12.1) is
+    made once, with the first."""
+    out = []
+    for cell in release.cells("torch"):
+        for python in release.pythons:
+            out.append(_native("torch", release.version, cell, python, release))
+    for project, version in (("torchvision", release.vision), ("torchaudio", release.audio)):
+        if version is None:
+            continue
+        for cell in release.cells("domain"):
+            for python in release.domain_pythons:
+                wheel = _native(project, version, cell, python, release)
+                if (wheel.filename, wheel.variant) in seen:
+                    continue
+                seen.add((wheel.filename, wheel.variant))
+                out.append(wheel)
+    return out
+
+
+def _triton_wheels(triton: facts.Triton, release: TorchRelease) -> list[Wheel]:
+    """A triton build's files at the prefix root (manage.py gen_file_list
+    lists them on every variant's pages)."""
+    build = {"triton": "cuda", "triton_rocm": "rocm", "pytorch_triton_rocm": "rocm",
+             "pytorch_triton_xpu": "xpu"}[triton.project]
+    out = []
+    for arch in triton.arches:
+        cell = Published(build, arch, None, triton.platform.format(arch=arch))
+        for python in triton.pythons:
+            out.append(_native(triton.project, triton.version, cell, python, release, "root"))
+    return out
+
+
+def tritons_of(release: TorchRelease) -> list[facts.Triton]:
+    """The triton builds a release's torch files require, in the table's
+    order: their projects (triton, triton-rocm, pytorch-triton-rocm,
+    pytorch-triton-xpu) at the release's triton version."""
+    wanted = set()
+    for row in release.facts.rows:
+        for line in row.requires_for("x86_64") + row.requires_for("aarch64"):
+            name = line.split(";")[0].split("=")[0].split("~")[0].strip()
+            if name.replace("-", "_") in TRITON_PROJECTS:
+                wanted.add(name.replace("-", "_"))
+    # The 2024/25 releases serve both flavours (2.5.1 has no ROCm build in the
+    # sample, yet its pytorch_triton_rocm files are at the root).
+    return [t for t in facts.TRITONS if t.version == release.triton
+            and (t.project in wanted or not release.modern)]
+
+
 def wheels(tree=None) -> list[Wheel]:
     """Every wheel of the sample index, in a fixed order (the 2024/25 ones
     first, as before the 2026 generation was added). tree: the CUDA 13 tree
     (cuda13.Tree) the nvidia-* CUDA 13 wheels are rebuilt from, or None."""
     out = []
+    seen: set = set()
     for release in RELEASES:
         if release.modern:
             continue
-        for cell in release.torch_cells:
-            for python in release.pythons:
-                out.append(_native("torch", release.version, cell, python, release))
-        for project, version in (("torchvision", release.vision), ("torchaudio", release.audio)):
-            for cell in release.domain_cells:
-                for python in release.domain_pythons:
-                    out.append(_native(project, version, cell, python, release))
+        out += _release_wheels(release, seen)
         # triton and pytorch_triton_rocm live at the prefix root, so every
         # variant page lists them (manage.py gen_file_list); Linux x86_64
         # only. Triton 3.1.0 had no cp313 wheels (≤2.5 pins it with
         # python_version < "3.13", pytorch .circleci/scripts/binary_populate_env.sh).
-        triton_pythons = release.domain_pythons if release.version == "2.5.1" else release.pythons
-        for project, platform, build in (
-            ("triton", "manylinux_2_17_x86_64.manylinux2014_x86_64", "cuda"),
-            ("pytorch_triton_rocm", "linux_x86_64", "rocm"),
-        ):
-            cell = Published(build, "x86_64", None, platform)
-            for python in triton_pythons:
-                wheel = _native(project, release.triton, cell, python, release, location="root")
-                out.append(wheel)
+        for triton in tritons_of(release):
+            out += _triton_wheels(triton, release)
     out += nvidia_wheels()
     for version in ("3.3", "3.4.2"):
         out.append(_pure("networkx", version, "root"))
@@ -554,43 +408,41 @@ def wheels(tree=None) -> list[Wheel]:
     # every directory as sympy is (update_dependencies.py PACKAGES_PER_PROJECT
     # "mpmath": [{"project": "torch"}], no target).
     out.append(_pure("mpmath", "1.3.0", "mirror"))
-    return out + wheels_2026(tree)
+    return out + wheels_2026(tree, seen)
 
 
 # -- the 2026 generation ------------------------------------------------------
 
-# Triton builds at the prefix root (compound tags as triton's own wheels:
-# manylinux_2_27 + manylinux_2_28, EasyBuild's Triton-3.5.1 whl easyconfig
-# and field-2026 §1): (project, build, architectures). 2.12 has no ROCm
-# directory in the sample, so no pytorch_triton_rocm 3.7.1.
-TRITON_2026 = {
-    "2.10.0": (
-        ("triton", "cuda", ("x86_64", "aarch64")),
-        ("pytorch_triton_rocm", "rocm", ("x86_64",)),
-        ("pytorch_triton_xpu", "xpu", ("x86_64",)),
-    ),
-    "2.12.0": (
-        ("triton", "cuda", ("x86_64", "aarch64")),
-        ("pytorch_triton_xpu", "xpu", ("x86_64",)),
-    ),
-}
 # torchao's stable-ABI wheels (abi3, field-2026 §1), x86_64 only, in the CUDA
 # directories of 2.10 that the sample models: (variant, local label).
 TORCHAO = ("0.15.0", (("cu128", "cu128"), ("cu130", "cu130")))
 # cuda-bindings, mirrored from PyPI into the CUDA directories
 # (pytorch/test-infra s3_management/update_dependencies.py,
-# PACKAGES_PER_PROJECT["cuda-bindings"] targets).
+# PACKAGES_PER_PROJECT["cuda-bindings"] targets). 12.9.4 meets the CUDA 12
+# builds' ==12.9.4 and <13,>=12.9.4, 13.0.3 the CUDA 13 ones' ==13.0.3 and
+# <14,>=13.0.3.
 CUDA_BINDINGS = ("12.9.4", "13.0.3")
-CUDA_BINDINGS_TARGETS = ("cu126", "cu128", "cu129", "cu130", "cu132")
+CUDA_TARGETS = ("cu126", "cu128", "cu129", "cu130", "cu132")
+CUDA_BINDINGS_TARGETS = CUDA_TARGETS
+# The cuda-toolkit metapackage (facts.CUDA_TOOLKIT), mirrored from PyPI like
+# cuda-bindings (manage_v2.py PACKAGE_LINKS_ALLOW_LIST has cuda-toolkit).
+CUDA_TOOLKIT_TARGETS = CUDA_TARGETS
 # The nvidia-* CUDA 13 pages are copied into these (update_dependencies.py
 # targets of "nvidia-cublas", ... : cu130, cu132).
 CUDA13_TARGETS = ("cu130", "cu132")
-# NVIDIA wheels this machine's CUDA 13 tree lacks: compiled stand-ins with
-# the real SONAMEs (project, version, library arcname).
+# NVIDIA CUDA 13 wheels this machine's CUDA 13 tree lacks, at every version a
+# CUDA 13 torch row or cuda-toolkit 13.0.2 pins: compiled stand-ins with the
+# real SONAMEs (project, version, library arcname).
 CUDA13_STAND_IN_WHEELS = (
     ("nvidia_cusparselt_cu13", "0.8.0", "nvidia/cusparselt/lib/libcusparseLt.so.0"),
     ("nvidia_nvshmem_cu13", "3.4.5", "nvidia/nvshmem/lib/libnvshmem_host.so.3"),
     ("nvidia_cufile", "1.15.1.6", "nvidia/cu13/lib/libcufile.so.0"),
+    ("nvidia_cusparselt_cu13", "0.8.1", "nvidia/cusparselt/lib/libcusparseLt.so.0"),
+    ("nvidia_cudnn_cu13", "9.15.1.9", "nvidia/cudnn/lib/libcudnn.so.9"),
+    ("nvidia_cudnn_cu13", "9.20.0.48", "nvidia/cudnn/lib/libcudnn.so.9"),
+    ("nvidia_cudnn_cu13", "9.24.0.43", "nvidia/cudnn/lib/libcudnn.so.9"),
+    ("nvidia_nccl_cu13", "2.29.7", "nvidia/nccl/lib/libnccl.so.2"),
+    ("nvidia_nccl_cu13", "2.30.7", "nvidia/nccl/lib/libnccl.so.2"),
 )
 STAND_IN_PLATFORM = "manylinux2014_x86_64.manylinux_2_17_x86_64"
 # The PEP 825 variant wheels of whl/variant/ (the torch 2.10.0 variants
@@ -607,27 +459,22 @@ MIXED_VARIANT = ("cu128", "cu128")  # (directory, label)
 VARIANT_SCHEMA = "https://variants-schema.wheelnext.dev/v0.0.3.json"
 
 
-def _compound(arch: str) -> str:
-    return f"manylinux_2_27_{arch}.manylinux_2_28_{arch}"
-
-
-def wheels_2026(tree) -> list[Wheel]:
+def wheels_2026(tree, seen=None) -> list[Wheel]:
     out = []
+    seen = set() if seen is None else seen
+    made = set()
     for release in RELEASES:
         if not release.modern:
             continue
-        for cell in release.torch_cells:
-            for python in release.pythons:
-                out.append(_native("torch", release.version, cell, python, release))
-        for project, version in (("torchvision", release.vision), ("torchaudio", release.audio)):
-            for cell in release.domain_cells:
-                for python in release.domain_pythons:
-                    out.append(_native(project, version, cell, python, release))
-        for project, build, arches in TRITON_2026[release.version]:
-            for arch in arches:
-                cell = Published(build, arch, None, _compound(arch))
-                for python in release.pythons:
-                    out.append(_native(project, release.triton, cell, python, release, "root"))
+        out += _release_wheels(release, seen)
+        # triton at the prefix root (compound tags as triton's own wheels:
+        # manylinux_2_27 + manylinux_2_28, EasyBuild's Triton-3.5.1 whl
+        # easyconfig and field-2026 §1; triton_rocm plain linux_x86_64):
+        # one build per version, with the first release that pins it.
+        for triton in tritons_of(release):
+            if (triton.project, triton.version) not in made:
+                made.add((triton.project, triton.version))
+                out += _triton_wheels(triton, release)
     release = release_of("2.10.0")
     for variant, local in TORCHAO[1]:
         cell = Published(variant, "x86_64", local, "manylinux_2_24_x86_64.manylinux_2_28_x86_64")
@@ -652,6 +499,12 @@ def wheels_2026(tree) -> list[Wheel]:
                         targets=CUDA_BINDINGS_TARGETS,
                     )
                 )
+    for version in facts.CUDA_TOOLKIT:
+        out.append(
+            dataclasses.replace(
+                _pure("cuda_toolkit", version, "mirror"), targets=CUDA_TOOLKIT_TARGETS
+            )
+        )
     out += cuda13_wheels(tree)
     # sympy 1.14.0 as an object of the prefix root, listed on the mirrored
     # page as a retained wheel (update_dependencies.py append_retained_wheels;
@@ -800,21 +653,26 @@ def _pure(project, version, location):
 
 
 def release_of(version: str) -> TorchRelease:
+    """The release a torch, domain library or triton version belongs to (the
+    first that has it)."""
     return next(r for r in RELEASES if version in (r.version, r.vision, r.audio, r.triton))
 
 
-_UNRELEASED = TorchRelease(
-    "", "", "", "", "", "", "", "", (), (), False, (), (), False, (), modern=False
-)
-
-
-def release_of_wheel(wheel: Wheel) -> TorchRelease:
+def release_of_wheel(wheel: Wheel) -> TorchRelease | None:
     """The torch release a wheel belongs to; for the wheels of no release
-    (nvidia-*, pure ones) the generation they were added with."""
+    (nvidia-*, pure ones) the last release if they came with the 2026
+    generation, else None."""
     if wheel.release:
         return release_of(wheel.release)
-    new = wheel.project in ("cuda_bindings",) or wheel.contents or wheel.version == "1.14.0"
-    return RELEASES[-1] if new else _UNRELEASED
+    new = wheel.project in ("cuda_bindings", "cuda_toolkit") or wheel.contents or (
+        wheel.version == "1.14.0"
+    )
+    return RELEASES[-1] if new else None
+
+
+def is_modern(wheel: Wheel) -> bool:
+    release = release_of_wheel(wheel)
+    return release is not None and release.modern
 
 
 # Requires-Python of the pure wheels, and the data-requires-python value
@@ -822,7 +680,7 @@ def release_of_wheel(wheel: Wheel) -> TorchRelease:
 # ">=3.10" for networkx 3.3 / 3.4.2, pytorch#152191). None: the METADATA
 # has no Requires-Python and PyPI's link no data-requires-python (mpmath
 # 1.3.0's setup.cfg sets no python_requires).
-PURE_REQUIRES_PYTHON = {"networkx": ">=3.10", "sympy": ">=3.8", "mpmath": None}
+PURE_REQUIRES_PYTHON = {"networkx": ">=3.10", "sympy": ">=3.8", "mpmath": None, "cuda_toolkit": ">=3"}
 
 
 # -- METADATA ----------------------------------------------------------------
@@ -843,78 +701,47 @@ def requirement(style, name, spec="", marker=""):
     return f"{name}{spec}" + (f"; {marker}" if marker else "")
 
 
+def spelled(line: str, style: str) -> str:
+    """A facts-table line (modern spelling, `name[extras]spec; marker`) as a
+    builder of that style writes it."""
+    if style != "legacy":
+        return line
+    text, _, marker = line.partition("; ")
+    end = next((i for i, c in enumerate(text) if c in "<>=!~"), len(text))
+    return requirement(style, text[:end], text[end:], marker)
+
+
 def torch_requires(wheel: Wheel) -> tuple[list[str], list[tuple[str, list[str]]]]:
-    """(Requires-Dist without extras, [(extra, its Requires-Dist)])."""
-    release = release_of(wheel.version)
-    if release.modern:
-        return torch_requires_2026(wheel, release)
-    accel = ACCELERATORS[wheel.build]
-    style = wheel.style
-    reqs = [
-        requirement(style, "filelock"),
-        requirement(style, "typing-extensions", release.typing_extensions),
-        requirement(style, "networkx"),
-        requirement(style, "jinja2"),
-        requirement(style, "fsspec"),
-    ]
-    # The aarch64 2.6.0+cu126 wheel lacks every nvidia-* requirement, and the
-    # triton one with them (uv#14540; fixed in 2.7 by pytorch#145021).
-    if accel.kind == "cuda" and wheel.arch == "x86_64":
-        for name, pin in CUDA_PINS[wheel.build]:
-            if name == "nvidia-cusparselt-cu12" and not release.cusparselt:
-                continue
-            reqs.append(requirement(style, name, "==" + pin, LINUX_X86_64))
-        triton_marker = LINUX_X86_64
-        if release.version == "2.5.1":
-            triton_marker += ' and python_version < "3.13"'
-        reqs.append(requirement(style, "triton", "==" + release.triton, triton_marker))
-    elif accel.kind == "rocm":
-        reqs.append(requirement(style, "pytorch-triton-rocm", "==" + release.triton, LINUX_X86_64))
-    reqs.append(requirement(style, "setuptools", "", 'python_version >= "3.12"'))
-    reqs.append(requirement(style, "sympy", "==1.13.1", 'python_version >= "3.9"'))
-    extras = [
-        ("opt-einsum", [requirement(style, "opt-einsum", ">=3.3", 'extra == "opt-einsum"')]),
-        ("optree", [requirement(style, "optree", release.optree, 'extra == "optree"')]),
-    ]
+    """(Requires-Dist without extras, [(extra, its Requires-Dist)]), as the
+    facts table has them for the wheel's release, accelerator and
+    architecture: the pure dependencies, the accelerator's lines, the pure
+    ones after them (2.5/2.6), the extras. The aarch64 2.6.0+cu126 wheel
+    lacks every nvidia-* requirement, and the triton one with them (uv#14540;
+    fixed in 2.7 by pytorch#145021)."""
+    rel = facts.release(wheel.version)
+    row = rel.row(wheel.build)
+    lines = rel.head + row.requires_for(wheel.arch) + rel.tail
+    reqs = [spelled(line, wheel.style) for line in lines]
+    extras = [(extra, [spelled(line, wheel.style) for line in extra_lines])
+              for extra, extra_lines in rel.extras]
     return reqs, extras
 
 
-def cuda_pins(variant: str) -> tuple[tuple[str, str], ...]:
-    """The nvidia-* (and cuda-bindings) pins of a 2026 CUDA build."""
-    if ACCELERATORS[variant].cuda_major == 13:
-        return CUDA13_PINS
-    return CUDA12_2026_PINS[variant]
+def domain_requires(wheel: Wheel) -> str:
+    """torchvision's / torchaudio's requirement on torch: torch==<release>,
+    or what the facts give (torchaudio 2.11.0: torch>=2.11.0)."""
+    rel = facts.release(wheel.release)
+    if wheel.project == "torchaudio" and rel.audio_requires:
+        return rel.audio_requires
+    return f"torch=={rel.version}"
 
 
-def torch_requires_2026(wheel, release):
-    """Today's torch METADATA (pytorch-index.md §3.5, the 2.14.0+cu130 one,
-    without its cuda-toolkit[...] form): the pure dependencies, then the
-    accelerator's, all nvidia-* pins on every architecture."""
-    accel = ACCELERATORS[wheel.build]
-    reqs = [
-        "filelock",
-        f"typing-extensions{release.typing_extensions}",
-        "setuptools>=77.0.3",
-        "sympy>=1.13.3",
-        "networkx>=2.5.1",
-        "jinja2",
-        "fsspec>=0.8.5",
+def cuda_toolkit_requires(version: str) -> list[tuple[str, list[str]]]:
+    """cuda-toolkit's extras: one `<wheel>==<version>.*` per extra (facts.CUDA_TOOLKIT)."""
+    return [
+        (extra, [f'{name}=={pinned}.*; extra == "{extra}"'])
+        for extra, name, pinned in facts.CUDA_TOOLKIT[version]["extras"]
     ]
-    if accel.kind == "cuda":
-        reqs += [f"{name}{spec}; {LINUX}" for name, spec in cuda_pins(wheel.build)]
-        reqs.append(f"triton=={release.triton}; {LINUX}")
-    elif accel.kind == "rocm":
-        # pytorch-index.md §3.6: the ROCm builds' only GPU dependency.
-        reqs.append(f"pytorch-triton-rocm=={release.triton}; {LINUX_X86_64}")
-    elif accel.kind == "xpu":
-        reqs += [f"{name}{spec}" for name, spec in XPU_2026_PINS]
-        reqs.append(f"pytorch-triton-xpu=={release.triton}; {LINUX}")
-    extras = [
-        ("optree", [f'optree{release.optree}; extra == "optree"']),
-        ("opt-einsum", ['opt-einsum>=3.3; extra == "opt-einsum"']),
-        ("pyyaml", ['pyyaml; extra == "pyyaml"']),
-    ]
-    return reqs, extras
 
 
 def _headers(fields):
@@ -966,7 +793,7 @@ def metadata(wheel: Wheel) -> str:
             fields += [("Requires-Dist", r) for r in extra_reqs]
         return _headers(fields) + "\n" + SAMPLE_NOTE
     if wheel.project in ("torchvision", "torchaudio"):
-        release = release_of(wheel.version)
+        release = release_of(wheel.release)
         if wheel.project == "torchvision":
             fields = [
                 ("Metadata-Version", "2.1"),
@@ -981,7 +808,7 @@ def metadata(wheel: Wheel) -> str:
                 ("Description-Content-Type", "text/markdown"),
                 ("License-File", "LICENSE"),
                 ("Requires-Dist", "numpy"),
-                ("Requires-Dist", f"torch=={release.version}"),
+                ("Requires-Dist", domain_requires(wheel)),
                 ("Requires-Dist", "pillow!=8.3.*,>=5.3.0"),
                 ("Provides-Extra", "gdown"),
                 ("Requires-Dist", 'gdown>=4.7.3; extra == "gdown"'),
@@ -1001,10 +828,10 @@ def metadata(wheel: Wheel) -> str:
                 *_classifiers(["3.9", "3.10", "3.11", "3.12"]),
                 ("Description-Content-Type", "text/markdown"),
                 ("License-File", "LICENSE"),
-                ("Requires-Dist", f"torch=={release.version}"),
+                ("Requires-Dist", domain_requires(wheel)),
             ]
         return _headers(fields) + "\n" + SAMPLE_NOTE
-    if wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
+    if wheel.project in TRITON_PROJECTS:
         name = wheel.project.replace("_", "-")
         fields = [
             ("Metadata-Version", "2.1"),
@@ -1145,6 +972,28 @@ def metadata(wheel: Wheel) -> str:
             ("License-File", "License.txt"),
         ]
         return _headers(fields) + "\n" + SAMPLE_NOTE
+    if wheel.project == "cuda_toolkit":
+        # A metapackage: no files, one extra per component, each pinning
+        # that component's wheel (facts.CUDA_TOOLKIT). In the style of
+        # NVIDIA's CUDA 13 wheels' METADATA.
+        fields = [
+            ("Metadata-Version", "2.4"),
+            ("Name", "cuda-toolkit"),
+            ("Version", wheel.version),
+            ("Summary", "CUDA Toolkit meta-package"),
+            ("Home-page", "https://developer.nvidia.com/cuda-toolkit"),
+            ("Author", "Nvidia CUDA Installer Team"),
+            ("Author-email", "compute_installer@nvidia.com"),
+            ("License-Expression", "LicenseRef-NVIDIA-Proprietary"),
+            ("Keywords", "cuda,nvidia,runtime,machine learning,deep learning"),
+            ("Classifier", "Operating System :: POSIX :: Linux"),
+            ("Requires-Python", PURE_REQUIRES_PYTHON["cuda_toolkit"]),
+            ("License-File", "License.txt"),
+        ]
+        for extra, lines in cuda_toolkit_requires(wheel.version):
+            fields.append(("Provides-Extra", extra))
+            fields += [("Requires-Dist", line) for line in lines]
+        return _headers(fields) + "\n" + SAMPLE_NOTE
     if wheel.project in ("torchao", "cuda_bindings") or wheel.contents == "stand-in":
         return metadata_2026(wheel)
     raise ValueError(f"no metadata for {wheel.project}")
@@ -1152,7 +1001,7 @@ def metadata(wheel: Wheel) -> str:
 
 def torch_metadata_2026(wheel: Wheel) -> str:
     """Core metadata 2.4 as setuptools >= 77 writes it for torch (field
-    order of the 2.14.0+cu130 METADATA, pytorch-index.md §3.5)."""
+    order of a downloaded 2.14.0+cu130 METADATA)."""
     release = release_of(wheel.version)
     reqs, extras = torch_requires(wheel)
     fields = [
@@ -1186,6 +1035,8 @@ STAND_IN_SUMMARY = {
     "nvidia_nvshmem_cu13": "NVSHMEM creates a global address space for data that spans the "
     "memory of multiple GPUs",
     "nvidia_cufile": "cuFile GPUDirect libraries",
+    "nvidia_cudnn_cu13": "cuDNN runtime libraries",
+    "nvidia_nccl_cu13": "NVIDIA Collective Communication Library (NCCL) Runtime",
 }
 
 
@@ -1249,6 +1100,7 @@ MIRROR_REQUIRES_PYTHON = {
     "sympy": ">=3.8",
     "mpmath": PURE_REQUIRES_PYTHON["mpmath"],
     "cuda_bindings": ">=3.10",
+    "cuda_toolkit": PURE_REQUIRES_PYTHON["cuda_toolkit"],
     **{p: ">=3" for p, _ in cuda13_tree_projects()},
     **{p: ">=3" for p, _, _ in CUDA13_STAND_IN_WHEELS},
 }

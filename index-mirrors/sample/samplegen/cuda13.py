@@ -20,8 +20,11 @@ import mmap
 import os
 import struct
 
-# The wheels the sample rebuilds: (distribution, version) as the cu130/cu132
-# torch builds pin them (catalogue.CUDA13_PINS).
+# The wheels the sample rebuilds: (distribution, version). Those cuda-toolkit
+# 13.0.2's extras pin (facts.CUDA_TOOLKIT; cuBLAS 13.1.0.3 also the lower end
+# of torch's nvidia-cublas range) and cuDNN 9.19.0.56 and NCCL 2.28.9 (2.10.0+cu130
+# pins NCCL 2.28.9); the other versions the CUDA 13 rows pin are stand-ins
+# (catalogue.CUDA13_STAND_IN_WHEELS).
 EXPECTED = (
     ("nvidia_cuda_nvrtc", "13.0.88"),
     ("nvidia_cuda_runtime", "13.0.96"),

@@ -39,6 +39,9 @@ class Target:
     dtags: str = "rpath"  # "rpath": DT_RPATH (--disable-new-dtags); "runpath": DT_RUNPATH
     executable: bool = False
     symlinks: tuple[tuple[str, str], ...] = ()  # (link name, relative target)
+    # Byte replacements made after the build (placeholder, same-length value):
+    # targets that differ only there are compiled once (VERSION_SLOT).
+    patch: tuple[tuple[bytes, bytes], ...] = ()
 
     @property
     def path(self) -> str:
@@ -60,6 +63,7 @@ class Target:
             self.dtags,
             self.executable,
             self.symlinks,
+            self.patch,
         )
 
     def content_key(self) -> tuple:
@@ -143,6 +147,7 @@ class Builder:
         self.jobs = max(1, jobs)
         self.targets: dict[str, Target] = {}
         self.compiled = 0  # gcc runs; the other targets are copies of equal ones
+        self.pristine: dict[tuple, bytes] = {}  # content key -> bytes before patching
 
     def add(self, target: Target) -> Target:
         known = self.targets.get(target.path)
@@ -156,7 +161,11 @@ class Builder:
     def _build(self, target: Target, same_as: Target | None = None) -> None:
         os.makedirs(target.out_dir, exist_ok=True)
         if same_as is not None:
-            shutil.copyfile(same_as.path, target.path)
+            pristine = self.pristine.get(target.content_key())
+            if pristine is None:
+                shutil.copyfile(same_as.path, target.path)
+            else:
+                self._write_patched(target, pristine)
             self._symlinks(target)
             return
         env = dict(os.environ, LC_ALL="C")
@@ -168,7 +177,21 @@ class Builder:
                 f"building {target.path} failed:\n{' '.join(_command(target, self.src_dir))}\n"
                 f"{result.stdout}{result.stderr}"
             )
+        if target.patch:
+            with open(target.path, "rb") as handle:
+                pristine = handle.read()
+            self.pristine[target.content_key()] = pristine
+            self._write_patched(target, pristine)
         self._symlinks(target)
+
+    @staticmethod
+    def _write_patched(target: Target, data: bytes) -> None:
+        for placeholder, value in target.patch:
+            if data.count(placeholder) != 1 or len(value) != len(placeholder):
+                raise RuntimeError(f"{target.path}: cannot patch {placeholder!r}")
+            data = data.replace(placeholder, value)
+        with open(target.path, "wb") as handle:
+            handle.write(data)
 
     def _symlinks(self, target: Target) -> None:
         for link, dest in target.symlinks:
@@ -199,9 +222,8 @@ class Builder:
                         first.append(target)
                 list(pool.map(self._build, first))
                 self.compiled += len(first)
-                for target in levels[level]:
-                    if built[target.content_key()] is not target:
-                        self._build(target, built[target.content_key()])
+                copies = [t for t in levels[level] if built[t.content_key()] is not t]
+                list(pool.map(lambda t: self._build(t, built[t.content_key()]), copies))
 
 
 def elf_machine(data: bytes) -> str:
@@ -711,6 +733,10 @@ def _quote(text: str) -> str:
     return f'"{text}"'
 
 
+# The placeholder a 2026 libc10's version string is compiled with (torch_members).
+VERSION_SLOT = b"@SAMPLE-BUILD-VERSION-SLOT-----@"
+
+
 def link_set(wheel) -> str | None:
     """Which library set (key of plan's stubs) a wheel's CUDA code links:
     the variant's module set, or the release's for its CUDA 12 builds."""
@@ -770,7 +796,7 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
             defines.append(("SAMPLE_WITH_ROCM", "1"))
     defines_t = tuple(defines)
 
-    def lib(name, source, deps, extra=()):
+    def lib(name, source, deps, extra=(), patch=()):
         return builder.add(
             Target(
                 name=name,
@@ -782,11 +808,23 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
                 deps=tuple(deps),
                 rpath=lib_rpath,
                 dtags=dtags,
+                patch=patch,
             )
         )
 
     members = []
-    c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
+    if release.modern:
+        # The 2026 builds' libc10 is compiled once per kind of build with a
+        # placeholder, then the version written over it (NUL-padded), which
+        # keeps the sample's build time down as releases are added.
+        value = wheel.full_version.encode("ascii").ljust(len(VERSION_SLOT), b"\0")
+        c10 = lib(
+            "libc10.so", "torch/c10.c", [],
+            extra=(("SAMPLE_BUILD_VERSION", _quote(VERSION_SLOT.decode("ascii"))),),
+            patch=((VERSION_SLOT, value),),
+        )
+    else:
+        c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
     torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
     accel_libs = []
     extra_libs = []
@@ -1010,13 +1048,17 @@ def triton_members(builder, toolchain, work, wheel) -> list[Member]:
 NVIDIA_WHEEL_LIBRARIES = {
     "nvidia_cusparselt_cu12": ("cusparselt/lib/libcusparseLt.so.0", "libcusparseLt.so.0"),
 }
-# The CUDA 13 stand-in wheels' libraries: SAMPLE_LIB_* and the version number
-# the library reports (cusparseLtGetVersion 800 for 0.8.0,
-# nvshmem_info_get_version 3.4, cuFileGetVersion 1150 for 1.15).
+# The CUDA 13 stand-in wheels' libraries: SAMPLE_LIB_* and how the version
+# number the library reports follows from the wheel's version
+# (cusparseLtGetVersion 800 for 0.8.0, nvshmem_info_get_version 3040 for
+# 3.4, cuFileGetVersion 1150 for 1.15, cudnnGetVersion 92000 for 9.20,
+# ncclGetVersion 22907 for 2.29.7).
 CUDA13_STAND_IN_LIBRARIES = {
-    "nvidia_cusparselt_cu13": ("CUSPARSELT", 800),
-    "nvidia_nvshmem_cu13": ("NVSHMEM", 3040),
-    "nvidia_cufile": ("CUFILE", 1150),
+    "nvidia_cusparselt_cu13": ("CUSPARSELT", lambda v: v[0] * 1000 + v[1] * 100 + v[2]),
+    "nvidia_nvshmem_cu13": ("NVSHMEM", lambda v: v[0] * 1000 + v[1] * 10),
+    "nvidia_cufile": ("CUFILE", lambda v: v[0] * 1000 + v[1] * 10),
+    "nvidia_cudnn_cu13": ("CUDNN", lambda v: v[0] * 10000 + v[1] * 100 + v[2]),
+    "nvidia_nccl_cu13": ("NCCL", lambda v: v[0] * 10000 + v[1] * 100 + v[2]),
 }
 
 
@@ -1031,8 +1073,11 @@ def nvidia_members(wheel, stubs) -> list[Member]:
 
 
 def cuda13_stand_in_members(builder, toolchain, work, wheel) -> list[Member]:
-    arcname = next(a for p, _, a in catalogue.CUDA13_STAND_IN_WHEELS if p == wheel.project)
-    macro, api_version = CUDA13_STAND_IN_LIBRARIES[wheel.project]
+    arcname = next(
+        a for p, v, a in catalogue.CUDA13_STAND_IN_WHEELS if (p, v) == (wheel.project, wheel.version)
+    )
+    macro, api = CUDA13_STAND_IN_LIBRARIES[wheel.project]
+    api_version = api([int(part) for part in wheel.version.split(".")])
     soname = os.path.basename(arcname)
     target = builder.add(
         Target(
@@ -1100,7 +1145,7 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
         elif wheel.project == "torchao":
             libs = torch_libs[(wheel.release, wheel.variant, wheel.arch)]
             members[key(wheel)] = torchao_members(builder, tc, work, wheel, libs, stubs[wheel.arch])
-        elif wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
+        elif wheel.project in catalogue.TRITON_PROJECTS:
             members[key(wheel)] = triton_members(builder, tc, work, wheel)
         elif wheel.project == "cuda_bindings":
             members[key(wheel)] = cuda_bindings_members(builder, tc, work, wheel)
@@ -1116,10 +1161,10 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
     # that those wheels stay byte-identical (README "Known issues").
     last = {}
     for wheel in wheels:
-        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+        if not catalogue.is_modern(wheel) and key(wheel) in members:
             last[wheel.filename] = members[key(wheel)]
     for wheel in wheels:
-        if not catalogue.release_of_wheel(wheel).modern and key(wheel) in members:
+        if not catalogue.is_modern(wheel) and key(wheel) in members:
             members[key(wheel)] = last[wheel.filename]
     return members, stubs["x86_64"], modules13
 

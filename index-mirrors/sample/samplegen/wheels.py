@@ -417,6 +417,12 @@ def pure_files(wheel):
             "entry_points.txt": _entry_points([("console_scripts", [("isympy", "isympy:main")])]).encode("utf-8"),
             "top_level.txt": b"isympy\nsympy\n",
         }
+    elif wheel.project == "cuda_toolkit":
+        # A metapackage: only its dist-info.
+        files = {}
+        dist = {
+            "License.txt": b"Sample wheel; the real CUDA Toolkit is NVIDIA proprietary software.\n",
+        }
     elif wheel.project == "mpmath":
         files = {
             "mpmath/__init__.py": _text(f'"""Sample mpmath package."""\n\n__version__ = {wheel.version!r}\n'),
@@ -498,7 +504,10 @@ def cuda13_stand_in_files(wheel):
     library and one header; the dist-info as the real CUDA 13 wheels have it."""
     files = {}
     stem = wheel.project[len("nvidia_") :].replace("_cu13", "")
-    include = {"cusparselt": "cusparselt", "nvshmem": "nvshmem", "cufile": "cu13"}[stem]
+    include = {
+        "cusparselt": "cusparselt", "nvshmem": "nvshmem", "cufile": "cu13", "cudnn": "cudnn",
+        "nccl": "nccl",
+    }[stem]
     files[f"nvidia/{include}/include/{stem}_sample.h"] = _text(
         f"/* {wheel.project} {wheel.version}: stand-in header of the sample wheel. */\n"
     )
@@ -543,7 +552,7 @@ def files_for(wheel, members, read_target, tree=None):
         files, dist = torch_files(wheel)
     elif wheel.project in ("torchvision", "torchaudio"):
         files, dist = domain_files(wheel)
-    elif wheel.project in ("triton", "pytorch_triton_rocm", "pytorch_triton_xpu"):
+    elif wheel.project in catalogue.TRITON_PROJECTS:
         files, dist = triton_files(wheel)
     elif wheel.project == "torchao":
         files, dist = torchao_files(wheel)
