@@ -138,9 +138,12 @@ class DependencyMapper {
                    std::vector<ChosenWheel>& bundled)
       : m_session(session), m_variant(std::move(variant)), m_chosen(chosen), m_bundled(bundled) {}
 
-  void map(ChosenWheel& wheel, const pep::CoreMetadata& metadata, unsigned depth) {
+  // `extras`: those the wheel was required with (cuda-toolkit[cudart,...]), whose
+  // `extra == "cudart"` requirements then apply too (PEP 508 "Extras").
+  void map(ChosenWheel& wheel, const pep::CoreMetadata& metadata, unsigned depth,
+           const std::vector<std::string>& extras = {}) {
     for (const auto& requirement : metadata.requires_dist) {
-      if (!requirement.applies_to(m_session.environment)) continue;
+      if (!requirement.applies_to(m_session.environment, extras)) continue;
       wheel.dependencies.push_back(map_one(requirement, depth));
     }
   }
@@ -573,7 +576,7 @@ class DependencyMapper {
     // we map, so work on a copy and store it back.
     auto copy = m_bundled.back();
     const auto position = m_bundled.size() - 1;
-    map(copy, parsed.metadata, depth + 1);
+    map(copy, parsed.metadata, depth + 1, requirement.extras);
     m_bundled[position] = std::move(copy);
     return true;
   }

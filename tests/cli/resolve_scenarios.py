@@ -479,22 +479,35 @@ def verdicts(r):
                         "--arch", "x86_64", "--glibc", "2.28", "--eb-installpath", site)
         return deps(by_name(report)["torch"])
 
-    version_json("13.3.0.5")
+    # torch 2.12 asks nvidia-cublas<=13.1.1.3,>=13.1.0.3 (a range) and cuda-toolkit[...]==13.0.2.
+    version_json("13.1.0.3")
     found = dependencies()
-    cublas, runtime = found["nvidia-cublas"], found["nvidia-cuda-runtime"]
-    check(cublas["compatibility"] == "compatible" and cublas["provided_version"] == "13.3.0.5" and
-          "CUDA/13.3.0's libcublas is 13.3.0.5 (its version.json)" in cublas["note"], cublas)
-    # Not in version.json: judged by the toolkit's major, and the note says so.
-    check(runtime["compatibility"] == "compatible" and "minor-version compatibility" in
-          runtime["note"] and "does not say which cuda_cudart" in runtime["note"], runtime)
+    cublas = found["nvidia-cublas"]
+    check(cublas["compatibility"] == "compatible" and cublas["provided_version"] == "13.1.0.3" and
+          "CUDA/13.3.0's libcublas is 13.1.0.3 (its version.json): within the range" in
+          cublas["note"], cublas)
+    toolkit = found["cuda-toolkit"]
+    check(toolkit["compatibility"] == "compatible" and toolkit["provider"] == "CUDA/13.3.0" and
+          "minor-version compatibility" in toolkit["note"] and "cudart libcudart.so.13" in
+          toolkit["note"], toolkit)
     sparse = found["nvidia-cusparselt-cu13"]
     check(sparse["compatibility"] == "compatible" and "has libcusparseLt.so.0" in sparse["note"] and
           "0.x versions promise no compatibility" in sparse["note"], sparse)
-
+    # The CUDA 13.3 module's own cuBLAS is outside the range torch asks: said, not "no version
+    # pinned".
+    version_json("13.3.0.5")
+    cublas = dependencies()["nvidia-cublas"]
+    check(cublas["compatibility"] == "incompatible" and "outside the range" in cublas["note"],
+          cublas)
     version_json("12.9.1.4")
     cublas = dependencies()["nvidia-cublas"]
-    check(cublas["compatibility"] == "incompatible" and "another major version" in cublas["note"],
+    check(cublas["compatibility"] == "incompatible" and "outside the range" in cublas["note"],
           cublas)
+    # No version.json: judged by the toolkit's major, and the note says so.
+    os.remove(os.path.join(cuda, "version.json"))
+    cublas = dependencies()["nvidia-cublas"]
+    check(cublas["compatibility"] == "compatible" and "does not say which libcublas" in
+          cublas["note"] and "minor-version compatibility" in cublas["note"], cublas)
     lib = os.path.join(site, "software", "cuSPARSELt", "0.9.1.1-CUDA-13.3.0", "lib")
     for name in os.listdir(lib):
         if name.startswith("libcusparseLt.so.0"):

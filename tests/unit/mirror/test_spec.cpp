@@ -112,7 +112,7 @@ TEST_CASE("load_spec fills in the defaults of a minimal spec", "[mirror][spec]")
   REQUIRE(spec.packages.size() == 1);
   CHECK(spec.packages[0].name == "torch");
   CHECK(spec.packages[0].specifier.empty());
-  CHECK(spec.glibc == GlibcVersion{2, 17});
+  CHECK(spec.glibc == GlibcVersion{2, 28});
   CHECK(spec.follow_dependencies);
   CHECK_FALSE(spec.dependency_index.has_value());
   CHECK_FALSE(spec.size_limit.has_value());
@@ -335,5 +335,5 @@ TEST_CASE("the example specs under index-mirrors/examples are valid", "[mirror][
 
   const MirrorSpec cpu = load_spec(k_examples / "cpu-only.yaml");
   CHECK(cpu.dependency_index == "https://pypi.org/simple");
-  CHECK(cpu.glibc == GlibcVersion{2, 17});
+  CHECK(cpu.glibc == GlibcVersion{2, 28});
 }
