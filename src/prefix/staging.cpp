@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <system_error>
+#include <thread>
 
 #include "core/errors.hpp"
 
@@ -22,13 +24,24 @@ std::string staging_prefix(const fs::path& target) {
 }
 
 // A staging directory whose process is gone: what a killed run left. The
-// target's lock is held, so no live wheelmod is filling one.
+// target's lock is held, so no live wheelmod is filling one. A killed run's byte-compile worker
+// may still be finishing a file in it (it stops when it sees wheelmod gone, between files), and
+// py_compile's makedirs can bring a removed __pycache__ path back: each is removed again, a few
+// times, until it stays gone.
 void remove_leftovers(const fs::path& target) {
-  std::error_code error;
   const auto prefix = staging_prefix(target);
-  for (const auto& entry : fs::directory_iterator(target.parent_path(), error)) {
-    const auto name = entry.path().filename().string();
-    if (name.starts_with(prefix)) fs::remove_all(entry.path(), error);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::error_code error;
+    bool found = false;
+    for (const auto& entry : fs::directory_iterator(target.parent_path(), error)) {
+      const auto name = entry.path().filename().string();
+      if (!name.starts_with(prefix)) continue;
+      found = true;
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+    if (!found) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * (attempt + 1)));
   }
 }
 
@@ -107,6 +120,7 @@ void Staging::commit() {
           m_target.string(),
           std::string("cannot move the new installation into place: ") + std::strerror(errno));
     m_committed = true;
+    remove_leftovers(m_target);
     return;
   }
   // Swap: the target becomes the new tree and the staging path the old one,
@@ -120,6 +134,7 @@ void Staging::commit() {
                         : "");
   m_committed = true;
   fs::remove_all(m_dir, error);  // the old installation, now at the staging path
+  remove_leftovers(m_target);    // and what killed runs' workers brought back meanwhile
 }
 
 }  // namespace wheelmod::prefix
