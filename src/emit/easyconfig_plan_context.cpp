@@ -259,7 +259,7 @@ void PlanContext::add_requirements(
     std::string names;
     for (const auto& project : projects) names += (names.empty() ? "" : "|") + regex_name(project);
     easyconfig.postinstallcmds.push_back("sed -E -i '/^Requires-Dist: (" + names +
-                                         ")([ ;=<>!~(]|$)/Id' "
+                                         ")([[ ;=<>!~(@]|$)/Id' "
                                          "%(installdir)s/lib/python%(pyshortver)s/site-packages/" +
                                          distribution + "-*.dist-info/METADATA");
   }

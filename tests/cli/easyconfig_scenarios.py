@@ -364,6 +364,28 @@ def strip(r):
     check(any(line.startswith("Requires-Dist: triton==") for line in requires), "triton kept (a wheel)")
     check(any(line.startswith("Requires-Dist: sympy") for line in requires), "sympy kept")
 
+    # torch 2.12's cuda-toolkit[cudart,...]==13.0.2 (extras right after the name) and
+    # nvidia-cublas<=...,>=... (a range): deleted too, on foss-2026.1's CUDA 13.3.0.
+    out, _ = r.generate("strip13", "torch==2.12.0", "--toolchain", "foss-2026.1", "--accelerator",
+                        "cuda", "--arch", "x86_64", "--write-unmet")
+    command = r.checked(out, arches=("x86_64",))
+    command = next(iter(command.values()))["x86_64"]["postinstallcmds"][0]
+    wheel = next(w for w in r.manifest["wheels"]
+                 if w["filename"].startswith("torch-2.12.0+cu13") and "x86_64" in w["filename"])
+    prefix13 = os.path.join(r.work, "prefix13")
+    dist = os.path.join(prefix13, "lib", "python3.14", "site-packages", "torch-2.12.0.dist-info")
+    os.makedirs(dist)
+    shutil.copy(os.path.join(r.sample, wheel["path"] + ".metadata"), os.path.join(dist, "METADATA"))
+    with open(os.path.join(dist, "METADATA")) as f:
+        before = [line for line in f.read().splitlines() if line.startswith("Requires-Dist: ")]
+    check(any(line.startswith("Requires-Dist: cuda-toolkit[") for line in before), before)
+    shell = command.replace("%(installdir)s", prefix13).replace("%(pyshortver)s", "3.14")
+    subprocess.run(["bash", "-c", shell], check=True)
+    with open(os.path.join(dist, "METADATA")) as f:
+        after = [line for line in f.read().splitlines() if line.startswith("Requires-Dist: ")]
+    check(not [line for line in after if "cuda-toolkit" in line or "nvidia-cublas" in line],
+          f"CUDA lines left: {after}")
+
 
 def sanity_commands(r):
     """The generated sanity_check_commands pass on a real install of the same wheels (wheelmod

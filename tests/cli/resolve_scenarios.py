@@ -517,12 +517,50 @@ def verdicts(r):
           sparse["note"], sparse)
 
 
+def newest_releases(r):
+    """The newest releases resolve as download.pytorch.org publishes them (the sample's facts
+    table): foss-2026.1 with `cuda` takes torch 2.14; torch 2.12 comes with torchaudio 2.11.0 (no
+    torchaudio 2.12 exists); a ROCm 7.2 torch bundles triton-rocm from the index root. Every
+    torch release x CUDA variant for its generation maps each CUDA requirement to a module with a
+    verdict that states its rule, or names it missing: none is "no version pinned"."""
+    target = ("--arch", "x86_64", "--glibc", "2.28")
+    newest = r.json("torch", "--toolchain", "foss-2026.1", "--accelerator", "cuda", *target,
+                    "--no-deps")
+    check(by_name(newest)["torch"]["version"].startswith("2.14.0+"), by_name(newest)["torch"])
+    stack = by_name(r.json("torch==2.12.1", "torchvision", "torchaudio", "--toolchain",
+                           "foss-2026.1", "--accelerator", "cuda", *target))
+    check(stack["torchaudio"]["version"].startswith("2.11.0+"), stack["torchaudio"])
+    rocm = r.json("torch==2.12.1", "--python", "3.13", "--accelerator", "rocm7.2", *target)
+    triton = deps(by_name(rocm)["torch"])["triton-rocm"]
+    check(triton["resolution"] == "bundled" and triton["provider"].startswith("triton_rocm-"),
+          triton)
+    rows = [(t, "2025b", "cu126") for t in ("2.10.0", "2.12.1", "2.13.0", "2.14.0")] + \
+           [("2.10.0", "2025b", v) for v in ("cu128", "cu129")] + \
+           [(t, "2026.1", v) for t in ("2.12.0", "2.12.1", "2.13.0", "2.14.0")
+            for v in ("cu130", "cu132")]
+    for torch, generation, variant in rows:
+        report = r.json(f"torch=={torch}", "--toolchain", f"foss-{generation}", "--accelerator",
+                        variant, *target)
+        wheel = by_name(report)["torch"]
+        cuda = [d for d in wheel["dependencies"]
+                if d["name"].startswith(("nvidia-", "cuda-toolkit"))]
+        check(cuda, f"{wheel['filename']}: no CUDA requirement")
+        for dependency in cuda:
+            where = f"{wheel['filename']} on {generation}: {dependency['requirement']}"
+            check(dependency["resolution"] in ("module", "missing"), f"{where}: {dependency}")
+            check(dependency["note"] and "no version pinned" not in dependency["note"],
+                  f"{where}: {dependency['note']}")
+            if dependency["resolution"] == "module" and dependency["compatibility"] != "exact":
+                check("wants" in dependency["note"] or "no version required" in dependency["note"],
+                      f"{where}: the note does not say what is asked: {dependency['note']}")
+
+
 SCENARIOS = {f.__name__: f for f in (
     site_modules,
     cuda_stack, closest_lower_variant, pins_backtrack, pin_conflict, glibc_too_old, wrong_python,
     variant_missing, rocm, aarch64_no_hash, no_deps, bad_input, unreachable, malformed_metadata_hash,
     variant_url_index, rocm_patch_level, listed_variants_only, driver_floor, stall_timeout,
-    index_contradicts, metadata_requires_python, cuda_major, verdicts, http)}
+    index_contradicts, metadata_requires_python, cuda_major, verdicts, newest_releases, http)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing):
 # http reads the URL of the nginx fixture, and is registered only where tests/integration starts it.

@@ -392,8 +392,8 @@ TEST_CASE("planning with --metadata strip", "[emit][easyconfig][plan]") {
   CHECK(pytorch.arch_dependencies.empty());
   REQUIRE(pytorch.postinstallcmds.size() == 1);
   CHECK(pytorch.postinstallcmds[0] ==
-        "sed -E -i '/^Requires-Dist: (nvidia[-_.]cudnn[-_.]cu12|nvidia[-_.]nccl[-_.]cu12)([ "
-        ";=<>!~(]|$)/Id' "
+        "sed -E -i '/^Requires-Dist: (nvidia[-_.]cudnn[-_.]cu12|nvidia[-_.]nccl[-_.]cu12)([[ "
+        ";=<>!~(@]|$)/Id' "
         "%(installdir)s/lib/python%(pyshortver)s/site-packages/torch-*.dist-info/METADATA");
 }
 
