@@ -219,7 +219,38 @@ Lines arch_dependency_block(const Easyconfig& easyconfig) {
 
 // `description = """...` wrapped between words at 120 columns, its own
 // line breaks kept.
-std::string description_literal(std::string_view text) {
+// Free text (a wheel's Summary, its homepage) as EasyBuild's templating gives it back: EasyBuild
+// doubles every '%' that does not start a template and then formats the value with its templates
+// (framework easyconfig/easyconfig.py resolve_template: an odd run of '%' before `(name)s` is a
+// template, an even one is text). So a run of '%' before `(name)s` is doubled: `%(version)s` in
+// a Summary stays that text instead of becoming the version, or an error for an unknown name.
+std::string easybuild_text(std::string_view text) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    if (text[at] != '%') {
+      out += text[at++];
+      continue;
+    }
+    std::size_t run = at;
+    while (run < text.size() && text[run] == '%') ++run;
+    bool template_follows = run < text.size() && text[run] == '(';
+    if (template_follows) {
+      std::size_t name = run + 1;
+      while (name < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[name])) != 0 || text[name] == '_'))
+        ++name;
+      template_follows =
+          name > run + 1 && name + 1 < text.size() && text[name] == ')' && text[name + 1] == 's';
+    }
+    out.append((run - at) * (template_follows ? 2 : 1), '%');
+    at = run;
+  }
+  return out;
+}
+
+std::string description_literal(std::string_view raw) {
+  const std::string escaped = easybuild_text(raw);
+  const std::string_view text = escaped;
   // Triple quotes as EasyBuild writes descriptions, for text that is plain in them: no quote or
   // backslash, no control character but the line break (a CR would be read back as LF, a NUL
   // stops Python), valid UTF-8, and no line EasyBuild would take for its format marker. Else one
@@ -285,7 +316,7 @@ nlohmann::json easyconfig_context(const Easyconfig& easyconfig) {
       {"name", python_string(easyconfig.name)},
       {"version", python_string(easyconfig.version)},
       {"versionsuffix", nullptr},
-      {"homepage", python_string(easyconfig.homepage)},
+      {"homepage", python_string(easybuild_text(easyconfig.homepage))},
       {"description", description_literal(easyconfig.description)},
       {"toolchain", easyconfig.toolchain.name == "system"
                         ? std::string("SYSTEM")
