@@ -31,6 +31,8 @@ import sys
 import tempfile
 import time
 
+import easybuild_snapshots
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SKIP_EXIT = 77
@@ -316,21 +318,10 @@ class Run:
     # -- the snapshots ----------------------------------------------------------------------
 
     def find_snapshots(self):
-        given = os.environ.get("WHEELMOD_EASYBUILD_SRC")
-        where = given or os.path.normpath(os.path.join(REPO, "..", "shared", "easybuild"))
-        how = "$WHEELMOD_EASYBUILD_SRC" if given else "the fallback ../shared/easybuild"
-        if not os.path.isdir(where):
-            raise Skipped(f"no EasyBuild ({how}: {where} is not a directory; set "
-                          "WHEELMOD_EASYBUILD_SRC to a directory holding the easybuild-framework, "
-                          "-easyblocks and -easyconfigs *.tar.gz snapshots)")
-        tarballs = {}
-        for part, prefix in SNAPSHOT_PREFIXES.items():
-            found = sorted(glob.glob(os.path.join(where, prefix + "*.tar.gz")))
-            if len(found) != 1:
-                raise Skipped(f"no EasyBuild ({how} {where} holds {len(found)} {prefix}*.tar.gz, "
-                              "not one)")
-            tarballs[part] = found[0]
-        return where, tarballs
+        try:
+            return easybuild_snapshots.find(SNAPSHOT_PREFIXES)
+        except easybuild_snapshots.SnapshotsAbsent as absent:
+            raise Skipped(str(absent))
 
     def extract(self):
         if os.path.isdir(self.src):

@@ -563,22 +563,13 @@ EB_PARAMETERS = ("description", "homepage", "postinstallcmds", "sanity_check_com
 
 
 def easybuild_snapshots():
-    """{part: tarball}, or raises Skipped-like SystemExit reason (a string) when absent."""
-    import glob
-    given = os.environ.get("WHEELMOD_EASYBUILD_SRC")
-    where = given or os.path.normpath(os.path.join(REPO, "..", "shared", "easybuild"))
-    how = "$WHEELMOD_EASYBUILD_SRC" if given else "the fallback ../shared/easybuild"
-    if not os.path.isdir(where):
-        return None, (f"no EasyBuild ({how}: {where} is not a directory; set "
-                      "WHEELMOD_EASYBUILD_SRC to a directory holding the easybuild-framework and "
-                      "-easyblocks *.tar.gz snapshots)")
-    found = {}
-    for part, prefix in EB_SNAPSHOTS.items():
-        matches = sorted(glob.glob(os.path.join(where, prefix + "*.tar.gz")))
-        if len(matches) != 1:
-            return None, f"no EasyBuild ({how} {where} holds {len(matches)} {prefix}*.tar.gz)"
-        found[part] = matches[0]
-    return found, None
+    """({part: tarball}, None), or (None, the reason to skip) where EasyBuild is absent."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "easybuild"))
+    import easybuild_snapshots as snapshots
+    try:
+        return snapshots.find(EB_SNAPSHOTS)[1], None
+    except snapshots.SnapshotsAbsent as absent:
+        return None, str(absent)
 
 
 def lmod_init_environment(lmod):
