@@ -4,26 +4,33 @@ config/eb-dependencies.yaml from an easybuild-easyconfigs tree.
 
 The tree is a directory (a checkout that contains easybuild/easyconfigs/, or
 that directory itself), or a git directory and commit. Easyconfigs are parsed
-with Python's `ast` and evaluated by a small interpreter of literals, names
-and string templates; nothing in them is executed.
+with Python's `ast` and evaluated by a small interpreter of literals, names,
+string templates and list comprehensions; nothing in them is executed.
 
 Usage:
   scripts/eb-tables.py --git-dir DIR [--commit REV] --generation G [...]
   scripts/eb-tables.py --easyconfigs DIR --generation G [...]
-      [--write CONFIG_DIR | --check CONFIG_DIR | --list-inputs]
+      [--section rocm] [--write CONFIG_DIR | --check CONFIG_DIR | --list-inputs]
 
 Without --write/--check the blocks go to stdout. --write replaces (or inserts,
 in generation order) the generation's block in CONFIG_DIR/toolchains.yaml and
 CONFIG_DIR/eb-dependencies.yaml and leaves every other byte as it was (a
 missing file is created). --check exits 1 with a unified diff when a file
-differs from what --write would make. Exit 2: bad input (no foss-G easyconfig,
-an unsupported main CUDA, an unreadable tree). Rules: config/README.md.
+differs from what --write would make. --section rocm does all of this for the
+`rocm` section of eb-dependencies.yaml only (the libraries a ROCm torch wheel
+bundles and the modules of the generation's ROCm stack that provide them): it
+replaces, appends or removes that section inside the generation's existing
+block, so it also serves a generation whose other sections are hand-written
+(2025a). A generation without a ROCm stack has no such section. Exit 2: bad
+input (no foss-G easyconfig, an unsupported main CUDA or ROCm, an unreadable
+tree, --section for a generation without a block). Rules: config/README.md.
 """
 
 import argparse
 import ast
 import collections
 import difflib
+import functools
 import os
 import re
 import subprocess
@@ -147,6 +154,92 @@ def header_only_nvtx(lib, cuda):
 
 ROCM_RUNTIME = ['HIP', 'RCCL', 'rocBLAS', 'hipBLASLt']
 
+# --- What a ROCm torch wheel bundles (eb-dependencies.yaml `rocm`) ---
+#
+# A download.pytorch.org ROCm torch wheel carries in torch/lib the libraries of pytorch
+# .ci/manywheel/build_rocm.sh: ROCM_SO_FILES (librocprofiler-register.so from ROCm 6.1,
+# librocm-core.so from 6.2) and OS_SO_PATHS (the AlmaLinux paths of the manylinux_2_28 build
+# image). build_common.sh copies each one under its link name (fname_without_so_number:
+# libamdhip64.so.6 -> libamdhip64.so, "ROCm workaround for roctracer dlopens") and rewrites the
+# DT_NEEDED of every torch library to match; the file keeps its own SONAME. The data files go
+# to build_rocm.sh DEPS_AUX_DSTLIST (below torch/), copied from DEPS_AUX_SRCLIST: $ROCM_HOME
+# (/opt/rocm) or /opt/amdgpu, the install prefix of the ROCm (or amdgpu libdrm) packages, so a
+# module has its copy at the same path below its install root.
+#
+# RocmLib fields, each with its source:
+#   file        the name in torch/lib: ROCM_SO_FILES, or OS_SO_PATHS without its .so.N
+#               (fname_without_so_number)
+#   soname      the DT_SONAME the file keeps: for the ROCm libraries the SOVERSION of the
+#               ROCm 6.4 library, recalled (the easyconfigs do not name it); for the OS
+#               libraries the file name in OS_SO_PATHS. wheelmod reads the real DT_SONAME of
+#               the bundled file and of the module's at install time and compares them
+#   software    the EasyBuild software that builds the library: the ROCm project of that name
+#               (ROCR-Runtime and ROCm-comgr are components of the ROCm-LLVM bundle, clr's
+#               libamdhip64/libhiprtc of the HIP bundle); for the OS libraries the EasyBuild
+#               package of the same upstream project (GCC's libgomp, numactl's libnuma,
+#               elfutils' libelf, ncurses' libtinfo, libdrm's libdrm and libdrm_amdgpu)
+#   libdir      where the module has it: 'lib' for CMakeMake (easyblocks generic/cmakemake.py
+#               install_libdir default 'lib'), MesonNinja (generic/mesonninja.py -Dlibdir=lib)
+#               and ConfigureMake (autotools' default libdir), as the easyconfigs'
+#               sanity_check_paths confirm; 'lib64' for GCCcore (x86_64 GCC installs its target
+#               libraries in lib64, gcc/config/i386/t-linux64 MULTILIB_OSDIRNAMES m64=../lib64,
+#               which the GCC easyblock g/gcc.py changes only with prefer_lib_subdir, default
+#               False)
+#   wheel_data  DEPS_AUX_DSTLIST, the directory below site-packages
+#   data        DEPS_AUX_SRCLIST, the directory below $ROCM_HOME or /opt/amdgpu
+#   component   the component of a Bundle easyconfig that builds the library, where it is the
+#               evidence (ROCm-LLVM has no sanity_check_paths)
+#   os          True for OS_SO_PATHS: the provider is the version that the stack's ROCm-LLVM
+#               and HIP easyconfigs depend on (GCCcore itself for libgomp), not a -ROCm- build
+RocmLib = collections.namedtuple(
+    'RocmLib', 'file soname software libdir wheel_data data component os',
+    defaults=((), (), None, False))
+ROCM_SERIES = '6.4'  # the ROCm version whose SONAMEs the table has
+DEPS_AUX = 'build_rocm.sh DEPS_AUX_DSTLIST'
+ROCM_LIBS = [
+    # ROCM_SO_FILES, in build_rocm.sh's order
+    RocmLib('libMIOpen.so', 'libMIOpen.so.1', 'MIOpen', 'lib',
+            ['torch/share/miopen/db'], ['share/miopen/db']),
+    RocmLib('libamdhip64.so', 'libamdhip64.so.6', 'HIP', 'lib'),
+    RocmLib('libhipblas.so', 'libhipblas.so.2', 'hipBLAS', 'lib'),
+    RocmLib('libhipfft.so', 'libhipfft.so.0', 'hipFFT', 'lib'),
+    RocmLib('libhiprand.so', 'libhiprand.so.1', 'hipRAND', 'lib'),
+    RocmLib('libhipsolver.so', 'libhipsolver.so.0', 'hipSOLVER', 'lib'),
+    RocmLib('libhipsparse.so', 'libhipsparse.so.1', 'hipSPARSE', 'lib'),
+    RocmLib('libhsa-runtime64.so', 'libhsa-runtime64.so.1', 'ROCm-LLVM', 'lib',
+            component='ROCR-Runtime'),
+    RocmLib('libamd_comgr.so', 'libamd_comgr.so.3', 'ROCm-LLVM', 'lib', component='ROCm-comgr'),
+    RocmLib('libmagma.so', 'libmagma.so', 'magma', 'lib'),
+    RocmLib('librccl.so', 'librccl.so.1', 'RCCL', 'lib',
+            ['torch/share/rccl/msccl-algorithms'], ['share/rccl/msccl-algorithms']),
+    RocmLib('librocblas.so', 'librocblas.so.4', 'rocBLAS', 'lib',
+            ['torch/lib/rocblas/library'], ['lib/rocblas/library']),
+    RocmLib('librocfft.so', 'librocfft.so.0', 'rocFFT', 'lib'),
+    RocmLib('librocm_smi64.so', 'librocm_smi64.so.7', 'rocm-smi', 'lib'),
+    RocmLib('librocrand.so', 'librocrand.so.1', 'rocRAND', 'lib'),
+    RocmLib('librocsolver.so', 'librocsolver.so.0', 'rocSOLVER', 'lib'),
+    RocmLib('librocsparse.so', 'librocsparse.so.1', 'rocSPARSE', 'lib'),
+    RocmLib('libroctracer64.so', 'libroctracer64.so.4', 'rocTracer', 'lib'),
+    RocmLib('libroctx64.so', 'libroctx64.so.4', 'rocTracer', 'lib'),
+    RocmLib('libhipblaslt.so', 'libhipblaslt.so.0', 'hipBLASLt', 'lib',
+            ['torch/lib/hipblaslt/library'], ['lib/hipblaslt/library']),
+    RocmLib('libhipsparselt.so', 'libhipsparselt.so.0', 'hipSPARSELt', 'lib',
+            ['torch/lib/hipsparselt/library'], ['lib/hipsparselt/library']),
+    RocmLib('libhiprtc.so', 'libhiprtc.so.6', 'HIP', 'lib'),
+    RocmLib('librocprofiler-register.so', 'librocprofiler-register.so.0', 'rocprofiler-register',
+            'lib'),
+    RocmLib('librocm-core.so', 'librocm-core.so.1', 'rocm-core', 'lib'),
+    # OS_SO_PATHS on AlmaLinux: /usr/lib64/lib{gomp.so.1,numa.so.1,elf.so.1,tinfo.so.6},
+    # /opt/amdgpu/lib64/lib{drm.so.2,drm_amdgpu.so.1}; amdgpu.ids from /opt/amdgpu/share/libdrm
+    RocmLib('libgomp.so', 'libgomp.so.1', 'GCCcore', 'lib64', os=True),
+    RocmLib('libnuma.so', 'libnuma.so.1', 'numactl', 'lib', os=True),
+    RocmLib('libelf.so', 'libelf.so.1', 'elfutils', 'lib', os=True),
+    RocmLib('libtinfo.so', 'libtinfo.so.6', 'ncurses', 'lib', os=True),
+    RocmLib('libdrm.so', 'libdrm.so.2', 'libdrm', 'lib',
+            ['torch/share/libdrm'], ['share/libdrm'], os=True),
+    RocmLib('libdrm_amdgpu.so', 'libdrm_amdgpu.so.1', 'libdrm', 'lib', os=True),
+]
+
 # The compiler and MPI elements of each toolchain the tables list, as easybuild-framework's
 # toolchain classes name them (COMPILER_MODULE_NAME, MPI_MODULE_NAME in easybuild/toolchains/;
 # rocm-compilers and rompi: framework pull request 5099). HierarchicalMNS finds an element as
@@ -265,7 +358,58 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 SYSTEM = {'name': 'system', 'version': 'system'}
+# EasyBuild's SHLIB_EXT constant on Linux (framework tools/systemtools.py get_shared_lib_ext).
+SHLIB_EXT = 'so'
 TEMPLATE = re.compile(r'%\((\w+)\)s')
+# A list comprehension with more items than this is not evaluated.
+COMPREHENSION_LIMIT = 10000
+
+
+class _NotKnown(Exception):
+    """A comprehension whose value cannot be known."""
+
+
+def _bind(target, item, scope):
+    """Bind a comprehension's target (a name or a tuple of names) to `item` in `scope`."""
+    if isinstance(target, ast.Name):
+        scope[target.id] = item
+        return
+    if isinstance(target, ast.Tuple) and isinstance(item, (tuple, list)) and \
+            len(item) == len(target.elts):
+        for element, value in zip(target.elts, item):
+            _bind(element, value, scope)
+        return
+    raise _NotKnown
+
+
+def _comprehension(node, env):
+    """The value of `[elt for x in known_list ... if known_condition]`, else UNKNOWN."""
+    results = []
+
+    def walk(index, scope):
+        if len(results) > COMPREHENSION_LIMIT:
+            raise _NotKnown
+        if index == len(node.generators):
+            results.append(_evaluate(node.elt, scope))
+            return
+        generator = node.generators[index]
+        items = _evaluate(generator.iter, scope)
+        if generator.is_async or not isinstance(items, (list, tuple, str)):
+            raise _NotKnown
+        for item in items:
+            inner = dict(scope)
+            _bind(generator.target, item, inner)
+            conditions = [_evaluate(c, inner) for c in generator.ifs]
+            if any(c is UNKNOWN for c in conditions):
+                raise _NotKnown
+            if all(conditions):
+                walk(index + 1, inner)
+
+    try:
+        walk(0, dict(env))
+    except _NotKnown:
+        return UNKNOWN
+    return results
 
 
 def _evaluate(node, env):
@@ -275,7 +419,9 @@ def _evaluate(node, env):
     if isinstance(node, ast.Name):
         if node.id in env:
             return env[node.id]
-        return SYSTEM if node.id == 'SYSTEM' else UNKNOWN
+        return {'SYSTEM': SYSTEM, 'SHLIB_EXT': SHLIB_EXT}.get(node.id, UNKNOWN)
+    if isinstance(node, ast.ListComp):
+        return _comprehension(node, env)
     if isinstance(node, (ast.Tuple, ast.List)):
         items = [_evaluate(e, env) for e in node.elts]
         return tuple(items) if isinstance(node, ast.Tuple) else items
@@ -483,14 +629,39 @@ class Generation:
         self.gcc = gcc[0]
         self.labels = [f'foss-{name}', f'gfbf-{name}', f'gompi-{name}', f'GCC-{self.gcc}',
                        f'GCCcore-{self.gcc}']
-        self.cuda_counts = self._count_cuda()
-        self.cuda = None
-        self.cuda_other = []
-        if self.cuda_counts:
-            ranked = sorted(self.cuda_counts.items(),
-                            key=lambda kv: (kv[1], version_key(kv[0])), reverse=True)
-            self.cuda = ranked[0][0]
-            self.cuda_other = sorted((v for v, _ in ranked[1:]), key=version_key)
+
+    # The CUDA versions are counted when first asked for: `--section rocm` reads no CUDA
+    # easyconfig, so they are not among its inputs.
+    @functools.cached_property
+    def _cuda_scan(self):
+        """({CUDA version: count}, {CUDA version: member paths}) of the -CUDA-X members."""
+        counts = collections.Counter()
+        users = collections.defaultdict(list)
+        for path in self.members():
+            match = re.match(r'-CUDA-(\d+(?:\.\d+)*)(?:-|$)', self.member_suffix(path))
+            if match:
+                counts[match.group(1)] += 1
+                users[match.group(1)].append(path)
+                self.tree.inputs.add(path)
+        return counts, users
+
+    @property
+    def cuda_counts(self):
+        return self._cuda_scan[0]
+
+    @property
+    def cuda(self):
+        """The main CUDA: the most used (ties: the newer), or None."""
+        ranked = self._ranked_cuda()
+        return ranked[0] if ranked else None
+
+    @property
+    def cuda_other(self):
+        return sorted(self._ranked_cuda()[1:], key=version_key)
+
+    def _ranked_cuda(self):
+        return [v for v, _ in sorted(self.cuda_counts.items(),
+                                     key=lambda kv: (kv[1], version_key(kv[0])), reverse=True)]
 
     # Easyconfigs of the generation: `<name>-<version>-<tc>-<tcver>[<suffix>].eb`.
     def member_suffix(self, path):
@@ -509,20 +680,9 @@ class Generation:
         paths = self.tree.by_dir.get(software, []) if software else self.tree.paths
         return [p for p in paths if self.member_suffix(p) is not None]
 
-    def _count_cuda(self):
-        counts = collections.Counter()
-        self.cuda_users = collections.defaultdict(list)
-        for path in self.members():
-            match = re.match(r'-CUDA-(\d+(?:\.\d+)*)(?:-|$)', self.member_suffix(path))
-            if match:
-                counts[match.group(1)] += 1
-                self.cuda_users[match.group(1)].append(path)
-                self.tree.inputs.add(path)
-        return counts
-
     def users(self, ec, cuda=None):
         """Member easyconfigs that depend on `ec` (among those of `cuda` if given)."""
-        paths = self.cuda_users.get(cuda, []) if cuda else self.members()
+        paths = self._cuda_scan[1].get(cuda, []) if cuda else self.members()
         return [p for p in paths
                 if p != ec.path and self.tree.easyconfig(p).depends_on(ec.name, ec.version)]
 
@@ -551,16 +711,87 @@ class Generation:
                 out.append(ec)
         return out
 
-    def rocm(self):
-        """(rocm-compilers easyconfig, rompi easyconfigs) of this GCCcore, or None."""
+    def rocm_compilers(self):
+        """The rocm-compilers easyconfig built on this GCCcore (the ROCm stack), or None."""
         for path in self.tree.by_dir.get('rocm-compilers', []):
             ec = self.tree.easyconfig(path)
             if ec.depends_on('GCCcore', self.gcc):
-                full = f'{ec.version}{ec.versionsuffix}'
-                rompi = [self.tree.easyconfig(p) for p in self.tree.by_dir.get('rompi', [])]
-                rompi = [r for r in rompi if r.depends_on('rocm-compilers', full)]
-                return ec, rompi
+                return ec
         return None
+
+    def rocm(self):
+        """(rocm-compilers easyconfig, rompi easyconfigs) of this GCCcore, or None."""
+        ec = self.rocm_compilers()
+        if ec is None:
+            return None
+        full = f'{ec.version}{ec.versionsuffix}'
+        rompi = [self.tree.easyconfig(p) for p in self.tree.by_dir.get('rompi', [])]
+        return ec, [r for r in rompi if r.depends_on('rocm-compilers', full)]
+
+
+class RocmStack:
+    """A generation's ROCm stack: rocm-compilers-<llvm>-ROCm-<v> on the generation's GCCcore."""
+
+    def __init__(self, gen, compilers):
+        self.gen = gen
+        self.tree = gen.tree
+        self.gcc = gen.gcc
+        self.compilers = compilers
+        self.full = f'{compilers.version}{compilers.versionsuffix}'  # 19.0.0-ROCm-6.4.1
+        match = re.fullmatch(r'-ROCm-(\d+(?:\.\d+)*)', compilers.versionsuffix)
+        if not match:
+            raise Failure(f'{compilers.path}: no ROCm version in its versionsuffix '
+                          f'{compilers.versionsuffix!r}')
+        self.version = match.group(1)
+
+    def built(self, software):
+        """The easyconfigs of `software` built for this stack's ROCm: on the toolchain
+        rocm-compilers-<llvm>-ROCm-<v>, or on GCCcore-<gcc> with a versionsuffix -ROCm-<v>;
+        newest first."""
+        on_compilers = f'-rocm-compilers-{self.full}'
+        on_core = f'-GCCcore-{self.gcc}-ROCm-{self.version}'
+        suffix = re.compile(rf'-ROCm-{re.escape(self.version)}(?:-|$)')
+        found = []
+        for path in self.tree.by_dir.get(software, []):
+            stem = path.rsplit('/', 1)[-1][:-3]
+            if not any(re.search(re.escape(tail) + '(?:-|$)', stem)
+                       for tail in (on_compilers, on_core)):
+                continue
+            ec = self.tree.easyconfig(path)
+            if ec.toolchain == ('rocm-compilers', self.full) or \
+                    ec.toolchain == ('GCCcore', self.gcc) and suffix.match(ec.versionsuffix):
+                found.append(ec)
+        return sorted(found, key=lambda ec: (version_key(ec.version), ec.path), reverse=True)
+
+    @functools.cached_property
+    def llvm(self):
+        """The ROCm-LLVM easyconfig that rocm-compilers depends on, or None."""
+        for name, version, suffix in self.compilers.dependencies:
+            if name == 'ROCm-LLVM':
+                path = f'r/ROCm-LLVM/ROCm-LLVM-{version}-GCCcore-{self.gcc}{suffix}.eb'
+                return self.tree.easyconfig(path) if self.tree.exists(path) else None
+        return None
+
+    def os_providers(self, software):
+        """[(easyconfig, why)] for an OS library's software: the GCCcore of rocm-compilers, or
+        the <software>-<v>-GCCcore-<gcc> that the stack's ROCm-LLVM and HIP depend on."""
+        if software == 'GCCcore':
+            path = f'g/GCCcore/GCCcore-{self.gcc}.eb'
+            if not self.tree.exists(path):
+                return []
+            return [(self.tree.easyconfig(path), f'dependency of {self.compilers.name}')]
+        dependents = collections.defaultdict(list)
+        for ec in ([self.llvm] if self.llvm else []) + self.built('HIP'):
+            for name, version, suffix in ec.dependencies:
+                if name == software and ec.name not in dependents[(version, suffix)]:
+                    dependents[(version, suffix)].append(ec.name)
+        found = []
+        for (version, suffix), names in dependents.items():
+            path = f'{software[0].lower()}/{software}/{software}-{version}-GCCcore-{self.gcc}' \
+                   f'{suffix}.eb'
+            if self.tree.exists(path):
+                found.append((self.tree.easyconfig(path), 'dependency of ' + ', '.join(names)))
+        return found
 
 
 # --- Writing ------------------------------------------------------------------------
@@ -815,6 +1046,7 @@ def dependencies_block(gen):
         out += [line(f'        - {flow(fields)}', comment) for fields, comment in entries]
     if gen.cuda is None:
         out.append(line('    cuda: {}', f'no easyconfig of {gen.name} has a -CUDA- suffix', 32))
+        out += rocm_dependency_lines(gen)
         return '\n'.join(out) + '\n'
     major = gen.cuda.split('.')[0]
     if major not in ('12', '13'):
@@ -849,6 +1081,7 @@ def dependencies_block(gen):
             out.append(line('        not_compatible:', 'optional field, see README', 53))
             out += [line(f'          - {flow(f)}', c) for f, c in incompatible]
     out += bundle_lines(gen)
+    out += rocm_dependency_lines(gen)
     return '\n'.join(out) + '\n'
 
 
@@ -873,11 +1106,108 @@ def bundle_lines(gen):
     return out
 
 
+def rocm_evidence(ec, lib):
+    """What in `ec` shows that it installs `lib`: its sanity_check_paths file
+    <libdir>/<file>, or the Bundle component that builds it; None if nothing does."""
+    want = f'{lib.libdir}/{lib.file}'
+    checks = ec.env.get('sanity_check_paths')
+    files = checks.get('files') if isinstance(checks, dict) else None
+    for entry in files if isinstance(files, list) else []:
+        choices = entry if isinstance(entry, tuple) else (entry,)
+        if any(isinstance(c, str) and ec.resolve(c) == want for c in choices):
+            return f'sanity_check_paths {want}'
+    components = ec.env.get('components')
+    if lib.component and isinstance(components, list) and \
+            any(isinstance(c, tuple) and c and c[0] == lib.component for c in components):
+        return f'component {lib.component}'
+    return None
+
+
+# The section's opening comment (what the wheel bundles, the sources); `{major}`: ROCm major.
+ROCM_INTRO = [
+    'What the download.pytorch.org rocm{major}.x wheels bundle in torch/lib: pytorch '
+    '.ci/manywheel/',
+    'build_rocm.sh ROCM_SO_FILES (with librocprofiler-register >= 6.1, librocm-core >= 6.2) and',
+    'OS_SO_PATHS (AlmaLinux: libgomp, libnuma, libelf, libtinfo.so.6, libdrm, libdrm_amdgpu), '
+    'copied',
+    'under their link names (build_common.sh fname_without_so_number: libamdhip64.so.6 -> '
+    'libamdhip64.so,',
+    "the DT_NEEDED of every torch library rewritten to match) with the file's own SONAME kept.",
+    'Data: build_rocm.sh DEPS_AUX_DSTLIST (torch/lib/{{rocblas,hipblaslt,hipsparselt}}/library,',
+    'torch/share/libdrm/amdgpu.ids, torch/share/miopen/db, torch/share/rccl/msccl-algorithms).',
+]
+
+
+def rocm_lib_lines(stack, lib):
+    """The lines of one torch/lib file in the `rocm` section."""
+    what = 'build_rocm.sh OS_SO_PATHS (AlmaLinux)' if lib.os else \
+        f'the SOVERSION of the ROCm {ROCM_SERIES} library'
+    out = [f'      {lib.file}:',
+           line(f'        soname: {q(lib.soname)}', f'{what}; install reads the real one from '
+                'both files')]
+    if lib.wheel_data:
+        out.append(line(f'        wheel_data: {qlist(lib.wheel_data)}', DEPS_AUX))
+    if lib.os:
+        found = stack.os_providers(lib.software)
+    else:
+        found = [(ec, None) for ec in stack.built(lib.software)]
+    if not found:
+        if lib.os and lib.software == 'GCCcore':
+            why = f'no g/GCCcore/GCCcore-{stack.gcc}.eb'
+        elif lib.os:
+            why = (f'no {lib.software} easyconfig on GCCcore {stack.gcc} that the stack\'s '
+                   'ROCm-LLVM or HIP depend on')
+        else:
+            why = f'no {lib.software} easyconfig for ROCm {stack.version}'
+        return out + [line('        provided_by: []', why)]
+    out.append('        provided_by:')
+    for ec, why in found:
+        fields = [('module', q(ec.module)), ('name', ec.name), ('version', q(ec.version)),
+                  ('libdir', q(lib.libdir))]
+        if not lib.os:
+            fields.append(('rocm', q(stack.version)))
+        if lib.data:
+            fields.append(('data', qlist(lib.data)))
+        notes = [n for n in (why, rocm_evidence(ec, lib)) if n]
+        comment = ec.path + (f" ({'; '.join(notes)})" if notes else '')
+        out.append(line(f'          - {flow(fields)}', comment))
+    return out
+
+
+def rocm_dependency_lines(gen):
+    """The `rocm` section of eb-dependencies.yaml: none for a generation without a ROCm stack."""
+    compilers = gen.rocm_compilers()
+    if compilers is None:
+        return []
+    stack = RocmStack(gen, compilers)
+    if version_key(stack.version)[:2] != version_key(ROCM_SERIES):
+        raise Failure(f'{gen.name}: ROCm {stack.version}; the SONAMEs of the libraries a ROCm '
+                      f'wheel bundles are known for ROCm {ROCM_SERIES} only (write the rocm '
+                      'section by hand)')
+    out = [line('    rocm:', f'ROCm {stack.version} (rocm-compilers-{stack.full}); '
+                'optional field, see README', 32)]
+    major = ROCM_SERIES.split('.')[0]
+    out += ['      # ' + text.format(major=major) for text in ROCM_INTRO]
+    for lib in ROCM_LIBS:
+        out += rocm_lib_lines(stack, lib)
+    return out
+
+
+def rocm_section(gen):
+    """`--section rocm`: the section's text, '' for a generation without a ROCm stack."""
+    lines = rocm_dependency_lines(gen)
+    return '\n'.join(lines) + '\n' if lines else ''
+
+
 # --- Files --------------------------------------------------------------------------
 
 FILES = {
     'toolchains.yaml': toolchains_block,
     'eb-dependencies.yaml': dependencies_block,
+}
+# `--section NAME`: one section of a generation's block, (file, maker of its text).
+SECTIONS = {
+    'rocm': ('eb-dependencies.yaml', rocm_section),
 }
 BLOCK_START = re.compile(r"  '([^']+)':\s*$")
 
@@ -924,6 +1254,33 @@ def place_block(text, generation, block):
     return ''.join(lines[:end] + ['\n'] + new + lines[end:])
 
 
+def place_section(text, generation, name, section):
+    """`text` with section `name` of `generation`'s block replaced by `section` (appended to
+    the block if it has none, removed if `section` is ''). The block must exist."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, ln in enumerate(lines) if BLOCK_START.match(ln)]
+    ours = [i for i in starts if BLOCK_START.match(lines[i]).group(1) == generation]
+    if not ours:
+        raise Failure(f"no block for generation {generation}: --section {name} changes a "
+                      'section of an existing block (write the whole block first)')
+    start = ours[0]
+    stop = min([i for i in starts if i > start] + [len(lines)])
+    while stop > start + 1 and not lines[stop - 1].strip():
+        stop -= 1
+    begin = next((i for i in range(start + 1, stop)
+                  if re.match(rf'    {re.escape(name)}:(\s|$)', lines[i])), None)
+    if begin is None:
+        begin = end = stop
+    else:
+        end = next((i for i in range(begin + 1, stop) if re.match(r'    \S', lines[i])), stop)
+        while end > begin + 1 and not lines[end - 1].strip():
+            end -= 1
+    new = section.splitlines(keepends=True)
+    if new and begin == stop and not lines[stop - 1].endswith('\n'):
+        lines[stop - 1] += '\n'
+    return ''.join(lines[:begin] + new + lines[end:])
+
+
 def main(argv):
     parser = argparse.ArgumentParser(
         prog='eb-tables.py', description=__doc__.split('\n\n')[0],
@@ -935,6 +1292,9 @@ def main(argv):
     parser.add_argument('--commit', default='HEAD', help='with --git-dir (default: HEAD)')
     parser.add_argument('--generation', action='append', required=True, metavar='G',
                         help='toolchain generation, e.g. 2026.1 (repeatable)')
+    parser.add_argument('--section', choices=sorted(SECTIONS),
+                        help='only this section of eb-dependencies.yaml (rocm: also for a '
+                             'generation whose other sections are hand-written)')
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument('--write', metavar='CONFIG_DIR',
                       help='write the blocks into CONFIG_DIR/{toolchains,eb-dependencies}.yaml')
@@ -945,22 +1305,31 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         tree = GitTree(args.git_dir, args.commit) if args.git_dir else DirTree(args.easyconfigs)
+        files = FILES
+        if args.section:
+            filename, make = SECTIONS[args.section]
+            files = {filename: make}
         blocks = {}
         for generation in sorted(set(args.generation), key=generation_key):
             gen = Generation(tree, generation)
-            for filename, make in FILES.items():
+            for filename, make in files.items():
                 blocks[(filename, generation)] = make(gen)
         if args.list_inputs:
             print('\n'.join(sorted(tree.inputs)))
             return 0
         if not (args.write or args.check):
             for (filename, generation), block in blocks.items():
+                if args.section:
+                    print(f'# --- {filename}, generation {generation}, section {args.section}'
+                          + ('' if block else ': none'))
+                    sys.stdout.write(block + '\n' if block else '')
+                    continue
                 print(f'# --- {filename}, generation {generation}')
                 sys.stdout.write(block + '\n')
             return 0
         config = args.write or args.check
         changed = False
-        for filename in FILES:
+        for filename in files:
             path = os.path.join(config, filename)
             old = None
             if os.path.exists(path):
@@ -970,7 +1339,10 @@ def main(argv):
             for (name, generation), block in blocks.items():
                 if name == filename:
                     try:
-                        text = place_block(text, generation, block)
+                        if args.section:
+                            text = place_section(text, generation, args.section, block)
+                        else:
+                            text = place_block(text, generation, block)
                     except Failure as error:
                         raise Failure(f'{path}: {error}') from None
             if text == old:
@@ -986,7 +1358,7 @@ def main(argv):
                     f.write(text)
                 os.replace(temp, path)
                 print(f'wrote {path}', file=sys.stderr)
-        if args.write:
+        if args.write and not args.section:
             hint_generations(config, args.generation)
         return 1 if (changed and args.check) else 0
     except Failure as error:

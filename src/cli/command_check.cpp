@@ -75,8 +75,12 @@ void run_check(const CheckCommand& command, CommandContext& context) {
       out["passed"] = result.summary.passed() && result.missing_modules.empty();
       out["module_trees"] = result.module_trees;
     }
+    out["rocm_mismatches"] = result.rocm_mismatches;
+    if (!result.rocm_mismatches.empty()) out["passed"] = false;
     context.out << json_output(out);
   } else {
+    for (const auto& line : result.rocm_mismatches)
+      context.out << "rocm        " << line << ": ROCm mismatch\n";
     for (const auto& module : result.missing_modules)
       context.out << "module      " << module << ": loaded by the module file, in no module tree\n";
     context.out << render_text(result.summary);

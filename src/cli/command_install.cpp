@@ -32,6 +32,41 @@ std::string_view metadata_name(easybuild::MetadataPolicy policy) {
   return policy == easybuild::MetadataPolicy::strip ? "strip" : "keep";
 }
 
+// A ROCm wheel's bundled libraries: which come from modules, which stay, and why.
+nlohmann::json rocm_json(const easybuild::RocmPlan& rocm) {
+  using nlohmann::json;
+  json libraries = json::array();
+  for (const auto& library : rocm.libraries)
+    libraries.push_back(
+        {{"file", library.file},
+         {"soname", library.soname},
+         {"module", library.from_module() ? json(library.module) : json(nullptr)},
+         {"directory", library.from_module() ? json(library.directory.string()) : json(nullptr)},
+         {"wheel_data", library.wheel_data},
+         {"note", library.note}});
+  return {{"mode", easybuild::rocm_mode_text(rocm.mode)},
+          {"wheel_rocm", rocm.wheel_rocm},
+          {"stack_rocm", rocm.stack_rocm.empty() ? json(nullptr) : json(rocm.stack_rocm)},
+          {"relinked", rocm.relinked},
+          {"summary", rocm.summary},
+          {"libraries", libraries}};
+}
+
+// The ROCm part of the plan in words: one line per library, the module or why it stays.
+std::string rocm_text(const easybuild::RocmPlan& rocm) {
+  std::string out = "\nrocm:     " + rocm.summary;
+  if (!rocm.relinked) return out;
+  for (const auto& library : rocm.libraries)
+    out +=
+        "\n  torch/lib/" + library.file + " (" + library.soname + ") " +
+        (library.from_module()
+             ? "-> " + library.module + "  " + library.directory.string() + "  [removed" +
+                   (library.wheel_data.empty() ? "" : " with " + join(library.wheel_data, ", ")) +
+                   "]"
+             : "kept: " + library.note);
+  return out;
+}
+
 // --dry-run --format json: the plan (schema_version 1).
 nlohmann::json plan_json(const operations::InstallPlan& plan) {
   using nlohmann::json;
@@ -64,6 +99,7 @@ nlohmann::json plan_json(const operations::InstallPlan& plan) {
            {"wheel_files", wheel_files},
            {"modules", modules},
            {"relink", relinks},
+           {"rocm", plan.rocm ? rocm_json(*plan.rocm) : json(nullptr)},
            {"metadata", metadata_name(plan.metadata)},
            {"module_provided", plan.module_provided},
            {"download_area", plan.resolution ? json(plan.download_area.string()) : json(nullptr)},
@@ -115,6 +151,7 @@ std::string plan_text(const operations::InstallPlan& plan) {
                                            : relink.module_libdir.string()) +
              "  (" + relink.package + ")";
   }
+  if (plan.rocm) out += rocm_text(*plan.rocm);
   std::string provided;
   for (const auto& [name, module] : plan.module_provided)
     if (!module.empty()) provided += (provided.empty() ? "" : ", ") + name;
@@ -184,6 +221,8 @@ nlohmann::json to_json(const operations::InstallResult& result) {
                        {"module", terminal_text(code.module)},
                        {"why", terminal_text(code.why)}});
   out["startup_code"] = startup;
+  out["rocm"] = result.rocm ? rocm_json(*result.rocm) : json(nullptr);
+  if (result.rocm) out["rocm"]["removed_files"] = install.rocm_removed;
   return out;
 }
 
@@ -198,6 +237,7 @@ std::string render_text(const operations::InstallResult& result) {
   for (const auto& code : result.startup_code)
     out += "start-up code  " + terminal_text(code.wheel) + ": " + terminal_text(code.path) + "  (" +
            terminal_text(code.why) + ")\n";
+  if (result.rocm) out += rocm_text(*result.rocm).substr(1) + "\n";
   out += "prefix: " + install.prefix.string() + "\n";
   if (result.module_file)
     out +=
@@ -283,6 +323,18 @@ CommandRunner add_install_command(CLI::App& app) {
           std::map<std::string, easybuild::MetadataPolicy>{
               {"strip", easybuild::MetadataPolicy::strip},
               {"keep", easybuild::MetadataPolicy::keep}},
+          CLI::ignore_case));
+  sub->add_option("--rocm-libraries", options.rocm_libraries,
+                  "ROCm wheels: take the bundled ROCm libraries the site's ROCm modules provide "
+                  "from the modules (auto: where the stack is the wheel's ROCm major.minor and "
+                  "the module is installed; modules: the same, an error where one cannot; "
+                  "bundled: keep the wheel as published) (default: auto)")
+      ->option_text("auto|modules|bundled")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, easybuild::RocmLibraryMode>{
+              {"auto", easybuild::RocmLibraryMode::automatic},
+              {"modules", easybuild::RocmLibraryMode::modules},
+              {"bundled", easybuild::RocmLibraryMode::bundled}},
           CLI::ignore_case));
   sub->add_option("--threads", options.threads,
                   "Threads for unpacking and processes for byte-compiling (default: the CPUs this "

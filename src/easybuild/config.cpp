@@ -63,10 +63,18 @@ struct PartialCudaLibrary {
   std::optional<std::vector<LibraryProvider>> provided_by;
 };
 
+struct PartialRocmLibrary {
+  Origin origin;
+  std::optional<std::string> soname;
+  std::vector<std::string> wheel_data;
+  std::optional<std::vector<LibraryProvider>> provided_by;
+};
+
 struct PartialDependencies {
   Origin origin;
   std::map<std::string, std::vector<PythonProvider>> python;
   std::map<std::string, PartialCudaLibrary> cuda;
+  std::map<std::string, PartialRocmLibrary> rocm;
   std::optional<CudaWheelBundle> cuda_wheel_bundle;  // replaced as a whole; null removes it
 };
 
@@ -226,6 +234,51 @@ std::vector<LibraryProvider> read_library_providers(const Cursor& list) {
   return providers;
 }
 
+std::vector<LibraryProvider> read_rocm_providers(const Cursor& list) {
+  std::vector<LibraryProvider> providers;
+  for (const auto& item : list.items()) {
+    const auto fields = item.entries({"module", "name", "version", "libdir", "rocm", "data"});
+    LibraryProvider provider{.module = yaml::require(item, fields, "module").module(),
+                             .name = yaml::require(item, fields, "name").text(),
+                             .version = yaml::require(item, fields, "version").version(),
+                             .libdir = read_relative_dir(yaml::require(item, fields, "libdir")),
+                             .cuda = std::nullopt,
+                             .installed_here = false};
+    if (const Cursor* rocm = yaml::find(fields, "rocm")) provider.rocm = rocm->version();
+    if (const Cursor* data = yaml::find(fields, "data"))
+      for (const auto& dir : data->items()) provider.data.push_back(read_relative_dir(dir));
+    providers.push_back(std::move(provider));
+  }
+  return providers;
+}
+
+// README "rocm": the key is the file name torch/lib carries, a plain library name.
+void check_rocm_key(const Cursor& entry) {
+  const std::string& key = entry.key();
+  const bool plain = key.starts_with("lib") && key.find(".so") != std::string::npos &&
+                     std::ranges::all_of(key, [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                              c == '-' || c == '+';
+                     });
+  if (!plain)
+    yaml::fail(entry.key_origin(), "'" + key + "' is not a library file name",
+               "write the name of the file in torch/lib, as libamdhip64.so");
+}
+
+void merge_rocm_library(const Cursor& entry, PartialRocmLibrary& library) {
+  for (const auto& field : entry.entries({"soname", "wheel_data", "provided_by"})) {
+    const std::string& key = field.key();
+    if (key == "soname") {
+      library.soname = field.text();
+    } else if (key == "wheel_data") {
+      library.wheel_data.clear();
+      for (const auto& dir : field.items()) library.wheel_data.push_back(read_relative_dir(dir));
+    } else {
+      library.provided_by = read_rocm_providers(field);
+    }
+  }
+}
+
 // `not_compatible` is for messages only (README); checked, not kept.
 void check_not_compatible(const Cursor& list) {
   for (const auto& item : list.items()) {
@@ -283,7 +336,7 @@ void apply_dependencies(const Cursor& root, Tables& tables) {
     auto [it, added] = tables.dependencies.try_emplace(entry.key());
     PartialDependencies& dependencies = it->second;
     if (added) dependencies.origin = entry.key_origin();
-    for (const auto& field : entry.entries({"python", "cuda", "cuda_wheel_bundle"})) {
+    for (const auto& field : entry.entries({"python", "cuda", "rocm", "cuda_wheel_bundle"})) {
       if (field.key() == "python") {  // per package: a list replaces, null removes
         for (const auto& package : field.entries()) {
           check_project_key(package);
@@ -303,6 +356,21 @@ void apply_dependencies(const Cursor& root, Tables& tables) {
           auto [library, new_library] = dependencies.cuda.try_emplace(package.key());
           if (new_library) library->second.origin = package.key_origin();
           merge_cuda_library(package, library->second);
+        }
+      } else if (field.key() == "rocm") {  // per library, then per field; null removes
+        if (field.is_null()) {
+          dependencies.rocm.clear();
+          continue;
+        }
+        for (const auto& file : field.entries()) {
+          check_rocm_key(file);
+          if (file.is_null()) {
+            dependencies.rocm.erase(file.key());
+            continue;
+          }
+          auto [library, new_library] = dependencies.rocm.try_emplace(file.key());
+          if (new_library) library->second.origin = file.key_origin();
+          merge_rocm_library(file, library->second);
         }
       } else if (field.is_null()) {
         dependencies.cuda_wheel_bundle.reset();
@@ -422,6 +490,7 @@ std::map<std::string, Generation> finish(Tables& tables) {
                           .rocm_toolchains = partial.rocm_toolchains,
                           .python_packages = {},
                           .cuda_libraries = {},
+                          .rocm_libraries = {},
                           .cuda_wheel_bundle = std::nullopt};
     for (const auto& [key, entry] : required(partial.toolchains, partial.origin, "toolchains")) {
       generation.toolchains.emplace(key, entry.toolchain);
@@ -435,6 +504,12 @@ std::map<std::string, Generation> finish(Tables& tables) {
                                  std::move(library.wheel_libdir_aliases),
                                  required(library.libraries, library.origin, "libraries"),
                                  required(library.provided_by, library.origin, "provided_by")});
+      }
+      for (auto& [file, library] : found->second.rocm) {
+        generation.rocm_libraries.emplace(
+            file, RocmLibrary{required(library.soname, library.origin, "soname"),
+                              std::move(library.wheel_data),
+                              required(library.provided_by, library.origin, "provided_by")});
       }
     }
     out.emplace(name, std::move(generation));

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/strings.hpp"
+#include "easybuild/rocm_libraries.hpp"
 
 namespace wheelmod::easybuild {
 
@@ -465,7 +466,8 @@ SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
                                 const FileLocation& location, const Generation& generation,
                                 const std::vector<std::string>& modules,
                                 const ModuleLocator& locator,
-                                const std::vector<std::string>& needed) {
+                                const std::vector<std::string>& needed,
+                                const std::map<std::string, RocmLink>* rocm_links) {
   SearchPathPlan plan;
   std::vector<std::string> seen;
   std::size_t start = 0;
@@ -491,6 +493,18 @@ SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
       continue;
     plan.entries.push_back(std::move(entry_plan));
   }
+  if (rocm_links != nullptr)
+    for (const auto& name : needed) {
+      const auto link = rocm_links->find(name);
+      if (link == rocm_links->end() || !append_once({link->second.directory}, seen, plan.new_value))
+        continue;
+      plan.entries.push_back(EntryPlan{
+          .entry = {},
+          .action = EntryAction::added,
+          .replacements = {link->second.directory},
+          .provider = link->second.module,
+          .note = name + " is needed; the ROCm module " + link->second.module + " provides it"});
+    }
   return plan;
 }
 

@@ -97,6 +97,21 @@ std::string cuda_libraries(const std::map<std::string, eb::CudaLibrary>& map) {
   return out + "}";
 }
 
+std::string rocm_libraries(const std::map<std::string, eb::RocmLibrary>& map) {
+  std::string out = "std::map<std::string, RocmLibrary>{";
+  for (const auto& [key, library] : map) {
+    out += "\n      {" + literal(key) + ", RocmLibrary{" + literal(library.soname) + ", " +
+           strings(library.wheel_data) + ", std::vector<LibraryProvider>{";
+    for (const auto& provider : library.provided_by)
+      out += "\n        LibraryProvider{" + literal(provider.module) + ", " +
+             literal(provider.name) + ", " + literal(provider.version) + ", " +
+             literal(provider.libdir) + ", " + optional_literal(provider.cuda) + ", false, " +
+             optional_literal(provider.rocm) + ", " + strings(provider.data) + "},";
+    out += "}}},";
+  }
+  return out + "}";
+}
+
 std::string wheel_bundle(const std::optional<eb::CudaWheelBundle>& bundle) {
   if (!bundle) return "std::nullopt";
   std::string out = "std::optional<CudaWheelBundle>(CudaWheelBundle{" + literal(bundle->module) +
@@ -128,6 +143,7 @@ std::string dependencies(const eb::Generation& g, std::size_t index) {
       "// " + g.name + "\nvoid dependencies_" + std::to_string(index) + "(Generation& g) {\n";
   out += "  g.python_packages = " + python_packages(g.python_packages) + ";\n";
   out += "  g.cuda_libraries = " + cuda_libraries(g.cuda_libraries) + ";\n";
+  out += "  g.rocm_libraries = " + rocm_libraries(g.rocm_libraries) + ";\n";
   out += "  g.cuda_wheel_bundle = " + wheel_bundle(g.cuda_wheel_bundle) + ";\n}\n\n";
   return out;
 }

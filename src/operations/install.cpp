@@ -179,6 +179,7 @@ prefix::PrefixInstallRequest prefix_request(const InstallPlan& plan, std::vector
   relink.locator = easybuild::environment_locator(fs::path(plan.site.software.value), plan.getenv);
   relink.patchelf = plan.patchelf;
   request.relink = std::move(relink);
+  request.rocm = plan.rocm;
   request.python_exe = plan.python_exe;
   request.check = check_options(plan);
   request.provenance = plan.provenance;
@@ -229,6 +230,9 @@ std::string installation_text(const prefix::PrefixInstallResult& result) {
         ++changed;
         out += "\n  relinked " + file.file.string() + ": " + file.plan.new_value;
       }
+    if (!result.rocm_removed.empty())
+      out += "\n  removed " + std::to_string(result.rocm_removed.size()) +
+             " bundled ROCm files (libraries and data) the ROCm modules provide";
     out += "\n  relink: " + std::to_string(changed) + " of " +
            std::to_string(result.relink->elf_files) + " ELF files changed";
   }
@@ -358,6 +362,7 @@ InstallResult execute_install(const InstallPlan& plan, Reporter& reporter) {
     return log.text();
   };
   result.install = prefix::install_into_prefix(request, reporter);
+  result.rocm = plan.rocm;
   if (plan.module_file) {
     // install's --python was given on purpose: written, with the warning (`module` refuses).
     const auto written = write_module_file(*plan.module_file, PythonMismatch::warn, reporter);

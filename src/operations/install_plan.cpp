@@ -96,7 +96,8 @@ void stop_on_missing_libraries(const resolve::ResolveReport& report,
 // same selection (emit/installation_name.hpp).
 fs::path easybuild_prefix(const resolve::ResolveReport& report,
                           const easybuild::Generation& generation, const std::string& toolchain,
-                          const SiteSettings& site) {
+                          const SiteSettings& site,
+                          const std::optional<easybuild::RocmPlan>& rocm) {
   std::string torch;
   for (const auto& wheel : report.wheels)
     if (wheel.name == "torch" && wheel.requested)
@@ -110,8 +111,9 @@ fs::path easybuild_prefix(const resolve::ResolveReport& report,
       versionsuffix =
           emit::wheel_versionsuffix(index_client::AcceleratorKind::cuda, module.substr(5));
   if (report.variant.variant.starts_with("rocm"))
-    versionsuffix = emit::wheel_versionsuffix(index_client::AcceleratorKind::rocm,
-                                              report.variant.variant.substr(4));
+    versionsuffix = emit::wheel_versionsuffix(
+        index_client::AcceleratorKind::rocm,
+        rocm && rocm->relinked ? rocm->stack_rocm : report.variant.variant.substr(4));
   return fs::path(site.software.value) / emit::k_wheel_software_name /
          emit::wheel_installation_version(torch, generation.toolchains.at(toolchain),
                                           versionsuffix);
@@ -187,6 +189,20 @@ prefix::Provenance provenance_of(const InstallOptions& options, const InstallPla
       for (const auto& soname : library.libraries)
         out.module_libraries.emplace(soname, provider->module);
     }
+  }
+  // A ROCm library taken from a module loads from it under either name, or the check fails.
+  if (plan.rocm) {
+    for (const auto& [name, link] : plan.rocm->links())
+      out.module_libraries.emplace(name, link.module);
+    out.rocm =
+        prefix::RocmProvenance{.wheel = plan.rocm->wheel_rocm,
+                               .stack = plan.rocm->stack_rocm,
+                               .mode = std::string(easybuild::rocm_mode_text(plan.rocm->mode)),
+                               .summary = plan.rocm->summary,
+                               .libraries = {}};
+    for (const auto& library : plan.rocm->libraries)
+      out.rocm->libraries.push_back(
+          {library.file, library.soname, library.module, library.module_rocm.value_or("")});
   }
   return out;
 }
@@ -385,10 +401,14 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   if (!options.prefix.empty())
     settle_prefix(plan, options, fs::absolute(options.prefix).lexically_normal());
   if (!options.selection.specs.empty()) plan_resolution(plan, options, config, locator, reporter);
+  if (plan.resolution && plan.resolution->variant.variant.starts_with("rocm"))
+    plan.rocm = easybuild::plan_rocm_libraries(plan.generation, plan.resolution->variant.variant,
+                                               locator, options.rocm_libraries);
   if (options.prefix.empty()) {
     plan.prefix_source = PrefixSource::easybuild_name;
-    settle_prefix(plan, options,
-                  easybuild_prefix(*plan.resolution, plan.generation, plan.toolchain, plan.site));
+    settle_prefix(
+        plan, options,
+        easybuild_prefix(*plan.resolution, plan.generation, plan.toolchain, plan.site, plan.rocm));
     reporter.on_note("prefix: " + plan.prefix.string() + " (from " + plan.site.software.origin +
                      ")");
   }
@@ -399,6 +419,9 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   std::set<std::string> modules(options.modules.begin(), options.modules.end());
   if (plan.resolution)
     modules.insert(plan.resolution->modules.begin(), plan.resolution->modules.end());
+  if (plan.rocm)
+    for (const auto& module : plan.rocm->modules())
+      if (!easybuild::is_toolchain_module(plan.generation, module)) modules.insert(module);
   for (const auto& module : modules) plan.modules.push_back({module, locator.root_of(module)});
   for (const auto& name : options.clash_winners)
     plan.clash_winners.insert(pep::canonicalize_name(name));

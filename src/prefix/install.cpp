@@ -12,6 +12,7 @@
 #include "dist_info.hpp"
 #include "file_owners.hpp"
 #include "pep/wheel_filename.hpp"
+#include "rocm_drop.hpp"
 
 namespace wheelmod::prefix {
 
@@ -72,10 +73,15 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
       strip_module_requirements(staging.dir(), site, installed, request.module_provided,
                                 request.provided_by);
 
+  if (request.relink && request.rocm && request.rocm->relinked)
+    result.rocm_removed =
+        drop_module_provided_rocm(staging.dir(), site, *request.rocm, result.wheels);
+
   const auto owned = owners(result.wheels);
   std::future<void> rehashed;
   if (request.relink) {
     auto relink = *request.relink;
+    if (request.rocm) relink.rocm_links = request.rocm->links();
     relink.staging = true;  // nothing outside this install has the staged files mapped
     result.relink = relink_prefix(staging.dir(), relink, reporter);
     // Relinked libraries have new bytes: their RECORD rows must say so.

@@ -179,6 +179,27 @@ void check_fields(const Provenance& provenance, const fs::path& file) {
                    [](std::string_view text) { return !text.empty() && only(text, "._+-"); });
     check.required("module_libraries[" + soname + "]", module, "a module name", is_module_name);
   }
+  if (provenance.rocm) {
+    const auto& rocm = *provenance.rocm;
+    const auto is_release = [](std::string_view text) { return only(text, "."); };
+    check.optional("rocm.wheel", rocm.wheel, "a ROCm version", is_release);
+    check.optional("rocm.stack", rocm.stack, "a ROCm version", is_release);
+    check.required("rocm.mode", rocm.mode, "auto, modules or bundled", [](std::string_view text) {
+      return text == "auto" || text == "modules" || text == "bundled";
+    });
+    check.optional("rocm.summary", rocm.summary, "plain text", is_plain_text);
+    for (std::size_t i = 0; i < rocm.libraries.size(); ++i) {
+      const auto& library = rocm.libraries[i];
+      const std::string field = "rocm.libraries[" + std::to_string(i) + "].";
+      const auto is_library = [](std::string_view text) {
+        return text.starts_with("lib") && only(text, "._+-");
+      };
+      check.required(field + "file", library.file, "a library file name", is_library);
+      check.required(field + "soname", library.soname, "a library SONAME", is_library);
+      check.optional(field + "module", library.module, "a module name", is_module_name);
+      check.optional(field + "module_rocm", library.module_rocm, "a ROCm version", is_release);
+    }
+  }
 }
 
 }  // namespace
@@ -215,6 +236,20 @@ void write_provenance(const fs::path& prefix, const Provenance& provenance) {
     }
   }
   if (!provenance.module_libraries.empty()) out["module_libraries"] = provenance.module_libraries;
+  if (provenance.rocm) {
+    json rocm{{"wheel", provenance.rocm->wheel},
+              {"stack", provenance.rocm->stack},
+              {"mode", provenance.rocm->mode},
+              {"summary", provenance.rocm->summary},
+              {"libraries", json::array()}};
+    for (const auto& library : provenance.rocm->libraries) {
+      json entry{{"file", library.file}, {"soname", library.soname}};
+      entry["module"] = library.module.empty() ? json(nullptr) : json(library.module);
+      set_if_given(entry, "module_rocm", library.module_rocm);
+      rocm["libraries"].push_back(std::move(entry));
+    }
+    out["rocm"] = std::move(rocm);
+  }
   write_if_changed(prefix / k_provenance_file, out.dump(2) + "\n");
 }
 
@@ -276,6 +311,21 @@ Provenance read_provenance(const fs::path& prefix) {
       libraries != document.end() && libraries->is_object())
     for (const auto& [soname, module] : libraries->items())
       if (module.is_string()) out.module_libraries.emplace(soname, module.get<std::string>());
+  if (const auto rocm = document.find("rocm"); rocm != document.end() && rocm->is_object()) {
+    RocmProvenance record{optional_text(*rocm, "wheel"),
+                          optional_text(*rocm, "stack"),
+                          optional_text(*rocm, "mode"),
+                          optional_text(*rocm, "summary"),
+                          {}};
+    if (const auto libraries = rocm->find("libraries");
+        libraries != rocm->end() && libraries->is_array())
+      for (const auto& library : *libraries)
+        if (library.is_object())
+          record.libraries.push_back(
+              {optional_text(library, "file"), optional_text(library, "soname"),
+               optional_text(library, "module"), optional_text(library, "module_rocm")});
+    out.rocm = std::move(record);
+  }
   check_fields(out, file);
   return out;
 }

@@ -179,8 +179,9 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
     const easybuild::FileLocation location{
         .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
     const timings::Scope phase("plan");
-    auto plan = easybuild::plan_search_path(current, location, *options.generation, options.modules,
-                                            options.locator, info->needed);
+    auto plan = easybuild::plan_search_path(
+        current, location, *options.generation, options.modules, options.locator, info->needed,
+        options.rocm_links.empty() ? nullptr : &options.rocm_links);
     if (!current && plan.entries.empty()) continue;  // nothing to map, nothing to add
     for (const auto& entry : plan.entries)
       if (entry.action == easybuild::EntryAction::unmapped)

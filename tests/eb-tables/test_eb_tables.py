@@ -4,6 +4,10 @@ easyconfigs excerpt next to this file, is config/ byte for byte; a changed
 excerpt makes --check fail with a diff; --write touches only its own block. The
 compiler and MPI of each toolchain (for HierarchicalMNS) are those of the toolchain
 easyconfigs: foss-like, compiler-only (GCC, GCCcore, rocm-compilers) and rompi.
+The `rocm` section of 2025a (--section rocm: the libraries a ROCm torch wheel
+bundles and the ROCm 6.4.1 modules that provide them), regenerated from the
+same excerpt, is config/eb-dependencies.yaml's byte for byte; a generation
+without a ROCm stack has none.
 
 Usage: test_eb_tables.py [REPO_ROOT]   (default: two levels above this file)
 """
@@ -26,6 +30,9 @@ TOOLCHAINS = os.path.join(HERE, 'toolchains')
 CONFIG = os.path.join(ROOT, 'config')
 FILES = ['toolchains.yaml', 'eb-dependencies.yaml']
 GENERATION = '2026.1'
+# The generation with a ROCm stack (ROCm 6.4.1); its other sections are hand-written.
+ROCM_GENERATION = '2025a'
+DEPENDENCIES = 'eb-dependencies.yaml'
 
 
 def run(*args):
@@ -53,6 +60,12 @@ def blocks(text):
     return parts[0], found
 
 
+def section(block, name):
+    """The lines of section `name` ('    name:' up to the next 4-space key) of a block, or None."""
+    found = re.search(rf'(?ms)^    {re.escape(name)}:.*?(?=^    \S|\Z)', block)
+    return found.group(0).rstrip('\n') + '\n' if found else None
+
+
 def load_script():
     spec = importlib.util.spec_from_file_location('eb_tables', SCRIPT)
     module = importlib.util.module_from_spec(spec)
@@ -72,8 +85,9 @@ class RoundTrip(unittest.TestCase):
         shutil.copytree(source, target)
         return target
 
-    def check(self, easyconfigs, config=CONFIG):
-        return run('--easyconfigs', easyconfigs, '--generation', GENERATION, '--check', config)
+    def check(self, easyconfigs, config=None):
+        return run('--easyconfigs', easyconfigs, '--generation', GENERATION, '--check',
+                   config or CONFIG)
 
     def test_excerpt_regenerates_the_shipped_files(self):
         done = self.check(EXCERPT)
@@ -88,11 +102,15 @@ class RoundTrip(unittest.TestCase):
                           done.stdout)
 
     def test_excerpt_is_exactly_what_the_generator_reads(self):
-        done = run('--easyconfigs', EXCERPT, '--generation', GENERATION, '--list-inputs')
-        self.assertEqual(done.returncode, 0, done.stderr)
+        read_paths = set()
+        for args in (['--generation', GENERATION],
+                     ['--generation', ROCM_GENERATION, '--section', 'rocm']):
+            done = run('--easyconfigs', EXCERPT, *args, '--list-inputs')
+            self.assertEqual(done.returncode, 0, done.stderr)
+            read_paths.update(done.stdout.split())
         present = sorted(os.path.relpath(os.path.join(d, f), EXCERPT).replace(os.sep, '/')
                          for d, _, files in os.walk(EXCERPT) for f in files)
-        self.assertEqual(done.stdout.split(), present)
+        self.assertEqual(sorted(read_paths), present)
 
     def test_other_cudnn_version_fails_the_check(self):
         excerpt = self.copy(EXCERPT, 'easyconfigs')
@@ -264,6 +282,205 @@ class RoundTrip(unittest.TestCase):
         self.assertIn('no commit no-such-rev', done.stderr)
 
 
+class RocmSection(unittest.TestCase):
+    """--section rocm: 2025a's `rocm` section of eb-dependencies.yaml from the excerpt."""
+
+    def setUp(self):
+        self.temp = tempfile.mkdtemp(prefix='eb-tables-')
+        self.shipped = read(os.path.join(CONFIG, DEPENDENCIES))
+        self.shipped_section = section(blocks(self.shipped)[1][ROCM_GENERATION], 'rocm')
+
+    def tearDown(self):
+        shutil.rmtree(self.temp)
+
+    def rocm(self, *args, easyconfigs=EXCERPT, generation=ROCM_GENERATION):
+        return run('--easyconfigs', easyconfigs, '--generation', generation, '--section', 'rocm',
+                   *args)
+
+    def excerpt(self):
+        return shutil.copytree(EXCERPT, os.path.join(self.temp, 'easyconfigs'))
+
+    def config(self, text=None):
+        """A copy of config/ (with eb-dependencies.yaml replaced by `text` if given)."""
+        config = shutil.copytree(CONFIG, os.path.join(self.temp, 'config'))
+        if text is not None:
+            write(os.path.join(config, DEPENDENCIES), text)
+        return config
+
+    def diff_lines(self, done):
+        lines = done.stdout.splitlines()
+        return ([ln for ln in lines if ln.startswith('-  ')],
+                [ln for ln in lines if ln.startswith('+  ')])
+
+    def test_shipped_generation_has_a_rocm_section(self):
+        self.assertIsNotNone(self.shipped_section)
+        self.assertRegex(self.shipped_section, r"^    rocm: +# ROCm 6\.4\.1 "
+                                               r"\(rocm-compilers-19\.0\.0-ROCm-6\.4\.1\)")
+
+    def test_excerpt_regenerates_the_shipped_section(self):
+        done = self.rocm('--check', CONFIG)
+        self.assertEqual((done.returncode, done.stdout, done.stderr), (0, '', ''))
+
+    def test_stdout_is_the_shipped_section(self):
+        done = self.rocm()
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, f'# --- {DEPENDENCIES}, generation {ROCM_GENERATION}, '
+                                      f'section rocm\n{self.shipped_section}\n')
+
+    def test_every_bundled_library_has_an_entry(self):
+        # pytorch .ci/manywheel/build_rocm.sh ROCM_SO_FILES (ROCm >= 6.2) and OS_SO_PATHS on
+        # AlmaLinux, under their link names.
+        expected = ['libMIOpen.so', 'libamdhip64.so', 'libhipblas.so', 'libhipfft.so',
+                    'libhiprand.so', 'libhipsolver.so', 'libhipsparse.so', 'libhsa-runtime64.so',
+                    'libamd_comgr.so', 'libmagma.so', 'librccl.so', 'librocblas.so',
+                    'librocfft.so', 'librocm_smi64.so', 'librocrand.so', 'librocsolver.so',
+                    'librocsparse.so', 'libroctracer64.so', 'libroctx64.so', 'libhipblaslt.so',
+                    'libhipsparselt.so', 'libhiprtc.so', 'librocprofiler-register.so',
+                    'librocm-core.so', 'libgomp.so', 'libnuma.so', 'libelf.so', 'libtinfo.so',
+                    'libdrm.so', 'libdrm_amdgpu.so']
+        self.assertEqual(re.findall(r'(?m)^      (\S+):$', self.shipped_section), expected)
+        missing = re.findall(r'(?m)^      (\S+):\n(?:        (?!provided_by).*\n)*'
+                             r'        provided_by: \[\] +# (.*)$', self.shipped_section)
+        self.assertEqual(missing, [('libMIOpen.so', 'no MIOpen easyconfig for ROCm 6.4.1'),
+                                   ('libhipsolver.so', 'no hipSOLVER easyconfig for ROCm 6.4.1'),
+                                   ('libmagma.so', 'no magma easyconfig for ROCm 6.4.1')])
+
+    def test_providers_and_their_evidence(self):
+        comments = {}  # (torch/lib file, module) -> the provider's comment
+        for file, providers in re.findall(r'(?m)^      (\S+):\n((?:        .*\n?)*)',
+                                          self.shipped_section):
+            for module, comment in re.findall(r"(?m)^          - \{module: '([^']+)'.*\}   "
+                                              r"# (.*)$", providers):
+                comments[(file, module)] = comment
+        rc = 'rocm-compilers-19.0.0-ROCm-6.4.1'
+        llvm = 'ROCm-LLVM/19.0.0-GCCcore-14.2.0-ROCm-6.4.1'
+        llvm_path = 'r/ROCm-LLVM/ROCm-LLVM-19.0.0-GCCcore-14.2.0-ROCm-6.4.1.eb'
+        expected = {
+            # HIP's sanity_check_paths lists libamdhip64.so, not libhiprtc.so
+            ('libamdhip64.so', f'HIP/6.4.1-{rc}'):
+                f'h/HIP/HIP-6.4.1-{rc}.eb (sanity_check_paths lib/libamdhip64.so)',
+            ('libhiprtc.so', f'HIP/6.4.1-{rc}'): f'h/HIP/HIP-6.4.1-{rc}.eb',
+            # ROCm-LLVM has no sanity_check_paths: the component that builds the library
+            ('libhsa-runtime64.so', llvm): f'{llvm_path} (component ROCR-Runtime)',
+            ('libamd_comgr.so', llvm): f'{llvm_path} (component ROCm-comgr)',
+            # the module name carries the versionsuffix after the toolchain (EasyBuildMNS)
+            ('libhipfft.so', f'hipFFT/1.0.18-{rc}-nompi'):
+                f'h/hipFFT/hipFFT-1.0.18-{rc}-nompi.eb (sanity_check_paths lib/libhipfft.so)',
+            # a ROCm build on GCCcore with versionsuffix -ROCm-6.4.1
+            ('librocm_smi64.so', 'rocm-smi/7.6.0-GCCcore-14.2.0-ROCm-6.4.1'):
+                'r/rocm-smi/rocm-smi-7.6.0-GCCcore-14.2.0-ROCm-6.4.1.eb '
+                '(sanity_check_paths lib/librocm_smi64.so)',
+            # the OS libraries: the versions ROCm-LLVM and HIP depend on, GCCcore itself
+            ('libnuma.so', 'numactl/2.0.19-GCCcore-14.2.0'):
+                'n/numactl/numactl-2.0.19-GCCcore-14.2.0.eb (dependency of ROCm-LLVM, HIP; '
+                'sanity_check_paths lib/libnuma.so)',
+            ('libgomp.so', 'GCCcore/14.2.0'):
+                'g/GCCcore/GCCcore-14.2.0.eb (dependency of rocm-compilers)',
+            # sanity_check_paths built by list comprehensions with SHLIB_EXT
+            ('libtinfo.so', 'ncurses/6.5-GCCcore-14.2.0'):
+                'n/ncurses/ncurses-6.5-GCCcore-14.2.0.eb (dependency of ROCm-LLVM; '
+                'sanity_check_paths lib/libtinfo.so)',
+            ('libelf.so', 'elfutils/0.193-GCCcore-14.2.0'):
+                'e/elfutils/elfutils-0.193-GCCcore-14.2.0.eb (dependency of ROCm-LLVM; '
+                'sanity_check_paths lib/libelf.so)',
+        }
+        for key, comment in expected.items():
+            with self.subTest(key=key):
+                self.assertEqual(comments.get(key), comment)
+        self.assertIn("{module: 'GCCcore/14.2.0', name: GCCcore, version: '14.2.0', "
+                      "libdir: 'lib64'}", self.shipped_section)
+        self.assertIn("libdir: 'lib', rocm: '6.4.1', data: ['lib/rocblas/library']}",
+                      self.shipped_section)
+
+    def test_other_version_changes_one_line(self):
+        excerpt = self.excerpt()
+        old = os.path.join(excerpt, 'r/rocBLAS/rocBLAS-4.4.0-rocm-compilers-19.0.0-ROCm-6.4.1.eb')
+        write(old.replace('4.4.0', '4.4.1'),
+              read(old).replace("version = '4.4.0'", "version = '4.4.1'"))
+        os.remove(old)
+        done = self.rocm('--check', CONFIG, easyconfigs=excerpt)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        removed, added = self.diff_lines(done)
+        self.assertEqual(len(removed), 1, done.stdout)
+        self.assertEqual(len(added), 1, done.stdout)
+        self.assertIn("module: 'rocBLAS/4.4.0-rocm-compilers-19.0.0-ROCm-6.4.1'", removed[0])
+        self.assertIn("module: 'rocBLAS/4.4.1-rocm-compilers-19.0.0-ROCm-6.4.1'", added[0])
+
+    def test_without_hip(self):
+        excerpt = self.excerpt()
+        shutil.rmtree(os.path.join(excerpt, 'h/HIP'))
+        done = self.rocm(easyconfigs=excerpt)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(re.findall(r'(?m)^      (libamdhip64\.so|libhiprtc\.so):\n.*\n'
+                                    r'        provided_by: \[\] +# (.*)$', done.stdout),
+                         [('libamdhip64.so', 'no HIP easyconfig for ROCm 6.4.1'),
+                          ('libhiprtc.so', 'no HIP easyconfig for ROCm 6.4.1')])
+        # numactl's version now comes from ROCm-LLVM alone
+        self.assertIn('# n/numactl/numactl-2.0.19-GCCcore-14.2.0.eb (dependency of ROCm-LLVM; '
+                      'sanity_check_paths lib/libnuma.so)', done.stdout)
+
+    def test_unknown_rocm_series_is_refused(self):
+        excerpt = self.excerpt()
+        path = os.path.join(excerpt, 'r/rocm-compilers/rocm-compilers-19.0.0-ROCm-6.4.1.eb')
+        write(path, read(path).replace("_rocm_version = '6.4.1'", "_rocm_version = '7.0.2'"))
+        done = self.rocm(easyconfigs=excerpt)
+        self.assertEqual((done.returncode, done.stdout), (2, ''))
+        self.assertIn('ROCm 7.0.2; the SONAMEs of the libraries a ROCm wheel bundles are known '
+                      'for ROCm 6.4 only', done.stderr)
+
+    def test_generation_without_rocm_stack_has_no_section(self):
+        # 2026.1 (GCCcore 15.2.0) has no rocm-compilers: no rocm section, alone or in its block.
+        done = self.rocm(generation=GENERATION)
+        self.assertEqual((done.returncode, done.stdout), (0, f'# --- {DEPENDENCIES}, generation '
+                                                             f'{GENERATION}, section rocm: none\n'))
+        done = run('--easyconfigs', EXCERPT, '--generation', GENERATION)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        generated = done.stdout.split(f'# --- {DEPENDENCIES}, generation {GENERATION}\n')[1]
+        self.assertIsNone(section(generated, 'rocm'))
+        self.assertIsNone(section(blocks(self.shipped)[1][GENERATION], 'rocm'))
+        # A rocm section in its block is what --check reports and --write removes.
+        block = blocks(self.shipped)[1][GENERATION]
+        config = self.config(self.shipped.replace(block, block + '\n' + self.shipped_section
+                                                  .rstrip('\n')))
+        done = self.rocm('--check', config, generation=GENERATION)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        removed, added = self.diff_lines(done)
+        self.assertEqual((len(removed), added),
+                         (len(self.shipped_section.splitlines()), []), done.stdout)
+        done = self.rocm('--write', config, generation=GENERATION)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(read(os.path.join(config, DEPENDENCIES)), self.shipped)
+
+    def test_write_replaces_or_appends_only_the_section(self):
+        block = blocks(self.shipped)[1][ROCM_GENERATION]
+        # the section is the last of 2025a's block; without it, --write appends it again
+        self.assertTrue(block.endswith(self.shipped_section.rstrip('\n')))
+        config = self.config(self.shipped.replace(self.shipped_section, ''))
+        done = self.rocm('--check', config)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn('+    rocm: ', done.stdout)
+        done = self.rocm('--write', config)
+        self.assertEqual((done.returncode, done.stderr), (0, f'wrote {config}/{DEPENDENCIES}\n'))
+        self.assertEqual(read(os.path.join(config, DEPENDENCIES)), self.shipped)
+        # a changed section is replaced in place; toolchains.yaml is not touched
+        changed = self.shipped.replace("soname: 'libamdhip64.so.6'", "soname: 'libamdhip64.so.7'")
+        self.assertNotEqual(changed, self.shipped)
+        shutil.rmtree(config)
+        config = self.config(changed)
+        write(os.path.join(config, 'toolchains.yaml'), 'not read\n')
+        done = self.rocm('--write', config)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(read(os.path.join(config, DEPENDENCIES)), self.shipped)
+        self.assertEqual(read(os.path.join(config, 'toolchains.yaml')), 'not read\n')
+
+    def test_section_needs_the_block(self):
+        _, found = blocks(self.shipped)
+        config = self.config(self.shipped.replace(found[ROCM_GENERATION] + '\n\n', ''))
+        done = self.rocm('--write', config)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn(f'no block for generation {ROCM_GENERATION}', done.stderr)
+
+
 class ToolchainElements(unittest.TestCase):
     """compiler and mpi of a toolchain easyconfig, as HierarchicalMNS finds them."""
 
@@ -328,6 +545,30 @@ class ToolchainElements(unittest.TestCase):
                 with self.assertRaises(self.script.Failure) as caught:
                     self.elements(None, path, text)
                 self.assertIn(message, str(caught.exception))
+
+
+class Evaluator(unittest.TestCase):
+    """SHLIB_EXT and list comprehensions, as sanity_check_paths use them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.script = load_script()
+
+    def env(self, text):
+        return self.script.Easyconfig('x/x/x-1.eb', "name = 'x'\nversion = '1'\n" + text).env
+
+    def test_comprehensions(self):
+        env = self.env("a = ['', 'w']\n"
+                       "b = ['%s%s' % (x, y) for x in a for y in ['.a', '.' + SHLIB_EXT]]\n"
+                       "c = [f'lib/{n}.{e}' for n, e in [('libelf', SHLIB_EXT)]]\n"
+                       "d = [x for x in unknown_name]\n"
+                       "e = [x for x in a if x != '']\n"
+                       "f = [x for x in a if x]\n")
+        self.assertEqual(env['b'], ['.a', '.so', 'w.a', 'w.so'])
+        self.assertEqual(env['c'], ['lib/libelf.so'])
+        self.assertIs(env['d'], self.script.UNKNOWN)
+        self.assertIs(env['e'], self.script.UNKNOWN)  # a comparison is not evaluated
+        self.assertEqual(env['f'], ['w'])
 
 
 class PlaceBlock(unittest.TestCase):

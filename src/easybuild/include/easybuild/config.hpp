@@ -44,6 +44,12 @@ struct LibraryProvider {
   std::optional<std::string> cuda;
   /// Found installed at the site (installed_providers), not named by the table.
   bool installed_here = false;
+  /// ROCm providers: the ROCm version the module is built for (6.4.1); nullopt for the system
+  /// libraries a ROCm wheel also bundles (GCCcore's libgomp, numactl's libnuma).
+  std::optional<std::string> rocm = std::nullopt;
+  /// ROCm providers: the module's own copies of the data the wheel bundles beside the library,
+  /// relative to the module root (rocBLAS: lib/rocblas/library).
+  std::vector<std::string> data = {};
   friend bool operator==(const LibraryProvider&, const LibraryProvider&) = default;
 };
 
@@ -54,6 +60,16 @@ struct CudaLibrary {
   std::vector<std::string> libraries;        // SONAMEs
   std::vector<LibraryProvider> provided_by;  // best first
   friend bool operator==(const CudaLibrary&, const CudaLibrary&) = default;
+};
+
+/// A library a ROCm torch wheel bundles in torch/lib under its link name (libamdhip64.so; pytorch
+/// .ci/manywheel/build_common.sh renames each copy so), and the modules of the generation's ROCm
+/// stack that provide it (config/README.md "rocm").
+struct RocmLibrary {
+  std::string soname;                   // libamdhip64.so.6: the table's; install reads the files'
+  std::vector<std::string> wheel_data;  // its data in the wheel, relative to site-packages
+  std::vector<LibraryProvider> provided_by;  // best first
+  friend bool operator==(const RocmLibrary&, const RocmLibrary&) = default;
 };
 
 /// The generation's CUDA-wheel-bundle module: dummy `nvidia-*` dist-info (metadata only) so that
@@ -85,6 +101,7 @@ struct Generation {
       rocm_toolchains;  // the ROCm modules' toolchains (no --toolchain)
   std::map<std::string, std::vector<PythonProvider>> python_packages;  // PEP 503 name -> providers
   std::map<std::string, CudaLibrary> cuda_libraries;                   // pip name -> library
+  std::map<std::string, RocmLibrary> rocm_libraries;  // torch/lib file name -> library
   std::optional<CudaWheelBundle> cuda_wheel_bundle;
   friend bool operator==(const Generation&, const Generation&) = default;
 };

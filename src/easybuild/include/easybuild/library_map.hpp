@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,10 +120,15 @@ struct FileLocation {
 /// none). Why: torchvision's _C.so names only `$ORIGIN/../torch/lib` yet needs libcudart.so.12;
 /// it loads after `import torch` only because ld.so reuses the object loaded under that SONAME.
 /// With the directory in its own RPATH it loads alone, as EasyBuild's RPATH sanity check expects.
+/// `rocm_links` (rocm_libraries.hpp RocmPlan::links): the bundled ROCm libraries taken from
+/// modules, by every name a file needs them under; each one the file needs gets its module's
+/// directory added after the file's own entries (its bundled copy is gone from `$ORIGIN`).
+struct RocmLink;
 SearchPathPlan plan_search_path(std::optional<std::string_view> old_value,
                                 const FileLocation& location, const Generation& generation,
                                 const std::vector<std::string>& modules,
                                 const ModuleLocator& locator,
-                                const std::vector<std::string>& needed = {});
+                                const std::vector<std::string>& needed = {},
+                                const std::map<std::string, RocmLink>* rocm_links = nullptr);
 
 }  // namespace wheelmod::easybuild

@@ -30,6 +30,9 @@ struct CheckResult {
   std::optional<std::string> warning;  // nothing was checked: no ELF file (a wrong directory?)
   std::vector<std::string> missing_modules;  // --modules: loaded by the module file, not installed
   std::vector<std::string> module_trees;     // --modules: where they were looked for
+  /// ROCm installations: each library taken from a module built for another ROCm major.minor
+  /// than the wheel's ("libamdhip64.so: HIP/6.3.3-...-ROCm-6.3.3 is ROCm 6.3, the wheel 6.4").
+  std::vector<std::string> rocm_mismatches;
 };
 
 /// Throws IoError when the prefix cannot be walked.

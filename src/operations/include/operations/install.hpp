@@ -16,6 +16,7 @@
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "emit/module_writer.hpp"
 #include "operations/module_file.hpp"
 #include "operations/selection.hpp"
@@ -36,6 +37,9 @@ struct InstallOptions {
   std::string python_exe;            // "": $EBROOTPYTHON/bin/python
   std::string patchelf = "patchelf";
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
+  /// --rocm-libraries: a ROCm wheel's bundled libraries from the site's ROCm modules where it has
+  /// them (auto), always (modules: an error where it cannot), or never (bundled).
+  easybuild::RocmLibraryMode rocm_libraries = easybuild::RocmLibraryMode::automatic;
   unsigned threads = 0;  // 0: one per core
   bool force = false;    // replace an existing prefix (and module file)
   /// Projects whose wheel's file is kept where two wheels ship one path with different bytes
@@ -92,6 +96,9 @@ struct InstallPlan {
   std::vector<std::filesystem::path> wheel_files;  // --wheel FILE..., in install order
   std::vector<PlannedModule> modules;              // made against, sorted, each once
   std::vector<PlannedRelink> relinks;              // the search-path edits, by library
+  /// A ROCm wheel's bundled libraries: which the site's ROCm modules provide (removed, the relink
+  /// points at the modules) and which stay, and why; nullopt for other accelerators.
+  std::optional<easybuild::RocmPlan> rocm;
   /// pip names the modules satisfy (the CUDA libraries), each with its module: dropped from
   /// METADATA with `metadata` strip (kept in wheelmod.json), left for a bundle with keep.
   std::map<std::string, std::string> module_provided;
@@ -143,7 +150,8 @@ struct StartupCode {
 struct InstallResult {
   InstallOutcome outcome = InstallOutcome::installed;
   prefix::PrefixInstallResult install;
-  std::vector<StartupCode> startup_code;  // of the wheels installed, in install order
+  std::vector<StartupCode> startup_code;    // of the wheels installed, in install order
+  std::optional<easybuild::RocmPlan> rocm;  // a ROCm wheel's bundled libraries, as placed
   std::optional<std::filesystem::path> module_file;
   std::string module_name;  // what `module load` takes: PyTorch/2.6.0-foss-2024a-CUDA-12.6.0-whl
 };

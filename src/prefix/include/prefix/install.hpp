@@ -36,7 +36,10 @@ struct PrefixInstallRequest {
   /// PEP 503 names whose wheels win where two wheels ship one path with different bytes: they
   /// are unpacked last, the loser's RECORD row is dropped. Empty: such a clash is refused.
   std::set<std::string> clash_winners;
-  std::optional<RelinkOptions> relink;              // nullopt: leave search paths alone
+  std::optional<RelinkOptions> relink;  // nullopt: leave search paths alone
+  /// A ROCm wheel's bundled libraries the site's modules provide (rocm_libraries.hpp): removed
+  /// with their data before the relink, which then points at the modules (with `relink` only).
+  std::optional<easybuild::RocmPlan> rocm;
   std::optional<std::filesystem::path> python_exe;  // nullopt: do not byte-compile
   std::optional<CheckOptions> check;                // nullopt: do not check before committing
   /// Written into the prefix, site-packages and installed wheels filled in (provenance.hpp).
@@ -49,7 +52,8 @@ struct PrefixInstallRequest {
 struct PrefixInstallResult {
   std::filesystem::path prefix;
   std::vector<wheel::InstalledWheel> wheels;
-  std::optional<RelinkReport> relink;  // paths relative to the prefix
+  std::optional<RelinkReport> relink;     // paths relative to the prefix
+  std::vector<std::string> rocm_removed;  // bundled ROCm files removed, relative to site-packages
   ByteCompileResult compile;
   std::optional<CheckSummary> check;
 };

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,23 @@ struct SourceWheel {
   std::string filename;
   std::string sha256;  // the index's; "" where it gave none (or a --wheel file)
   std::string url;     // without credentials; "" for a --wheel file
+};
+
+/// A ROCm wheel's bundled library, and the module it was taken from ("" : kept bundled).
+struct RocmLibraryRecord {
+  std::string file;         // libamdhip64.so (torch/lib)
+  std::string soname;       // libamdhip64.so.6
+  std::string module;       // HIP/6.4.1-rocm-compilers-19.0.0-ROCm-6.4.1, or ""
+  std::string module_rocm;  // the module's ROCm version, "" for a system library's module
+};
+
+/// How a ROCm installation's bundled libraries were placed (easybuild/rocm_libraries.hpp).
+struct RocmProvenance {
+  std::string wheel;    // 6.4: the wheel's ROCm major.minor
+  std::string stack;    // 6.4.1: the generation's ROCm stack ("" : none)
+  std::string mode;     // auto, modules, bundled
+  std::string summary;  // why nothing, or why the mix is safe
+  std::vector<RocmLibraryRecord> libraries;
 };
 
 /// The file's contents (schema_version 1). Empty strings are absent keys.
@@ -48,6 +66,8 @@ struct Provenance {
   /// fails when one of them loads from anywhere else (the host's own CUDA, say), as it would on a
   /// compute node without that place.
   std::map<std::string, std::string> module_libraries;
+  /// ROCm installations: where each bundled library comes from; nullopt for other accelerators.
+  std::optional<RocmProvenance> rocm;
 };
 
 /// Writes `provenance` into `prefix` (atomically). Throws IoError.

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
 #include "easybuild/library_map.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "elf/search_path_editor.hpp"
 
 namespace wheelmod::prefix {
@@ -44,6 +46,9 @@ struct RelinkOptions {
   std::string patchelf = "patchelf";
   /// A staging prefix nothing has mapped: growing paths are edited without a copy (EditOptions).
   bool staging = false;
+  /// The bundled ROCm libraries taken from modules (easybuild/rocm_libraries.hpp), by every
+  /// name a file may need them under: a file that needs one gets its module's directory.
+  std::map<std::string, easybuild::RocmLink> rocm_links;
 };
 
 struct FileRelink {

@@ -1,0 +1,74 @@
+#include "rocm_drop.hpp"
+
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "core/errors.hpp"
+#include "dist_info.hpp"
+#include "elf/elf_file.hpp"
+
+namespace wheelmod::prefix {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where torch's bundled libraries are, relative to site-packages (build_common.sh: $PREFIX/lib).
+const fs::path k_torch_lib = "torch/lib";
+
+std::optional<std::string> soname_of(const fs::path& file) {
+  const auto info = elf::read_dynamic(file);
+  return info ? info->soname : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> drop_module_provided_rocm(
+    const fs::path& root, const fs::path& site_packages, const easybuild::RocmPlan& plan,
+    const std::vector<wheel::InstalledWheel>& wheels) {
+  std::set<std::string> removed;
+  for (const auto& library : plan.libraries) {
+    if (!library.from_module()) continue;
+    const fs::path relative = k_torch_lib / library.file;
+    const fs::path bundled = site_packages / relative;
+    std::error_code error;
+    if (!fs::is_regular_file(fs::symlink_status(bundled, error))) continue;  // not in this wheel
+    const auto theirs = soname_of(library.directory / library.file);
+    const auto ours = soname_of(bundled);
+    if (ours && theirs && *ours != *theirs)
+      throw CheckFailedError(
+          relative.string(),
+          "the wheel's copy is " + *ours + ", " + library.module + "'s " + library.file + " is " +
+              *theirs + ": another library, which torch's would not run against",
+          "keep the wheel's ROCm libraries (--rocm-libraries bundled), or correct the site's "
+          "table (--config, config/README.md \"rocm\")");
+    if (!fs::remove(bundled, error) && error)
+      throw IoError(bundled.string(), "cannot remove the bundled copy: " + error.message());
+    removed.insert(relative.generic_string());
+    for (const auto& data : library.wheel_data) {
+      const fs::path directory = site_packages / data;
+      if (!fs::is_directory(fs::symlink_status(directory, error))) continue;
+      for (fs::recursive_directory_iterator it(directory, error), end; !error && it != end;
+           it.increment(error)) {
+        if (it->is_regular_file(error) || it->is_symlink(error))
+          removed.insert(it->path().lexically_relative(site_packages).generic_string());
+      }
+      if (error)
+        throw IoError(directory.string(), "cannot list the bundled data: " + error.message());
+      fs::remove_all(directory, error);
+      if (error)
+        throw IoError(directory.string(), "cannot remove the bundled data: " + error.message());
+    }
+  }
+  // Each removed file leaves the RECORD that lists it.
+  for (const auto& installed : wheels) {
+    std::set<std::string> rows;
+    for (const auto& entry : installed.record)
+      if (removed.contains(entry.path)) rows.insert(entry.path);
+    if (!rows.empty()) remove_from_record(root, installed.dist_info, site_packages, rows);
+  }
+  return {removed.begin(), removed.end()};
+}
+
+}  // namespace wheelmod::prefix
