@@ -1,5 +1,6 @@
 // `wheelmod relink PREFIX`: the options of operations::relink, and each
 // file's old and new search path as text or JSON.
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -56,11 +57,9 @@ nlohmann::json to_json(const prefix::RelinkReport& report, bool dry_run) {
                      {"method", std::string(method_text(file.edit.method))},
                      {"entries", entries}});
   }
-  return json{{"schema_version", 1},
-              {"prefix", report.prefix.string()},
-              {"dry_run", dry_run},
-              {"elf_files", report.elf_files},
-              {"files", files}};
+  return json{{"schema_version", 1}, {"prefix", report.prefix.string()},
+              {"dry_run", dry_run},  {"elf_files", report.elf_files},
+              {"files", files},      {"rocm_removed", report.rocm_removed}};
 }
 
 std::string render_text(const prefix::RelinkReport& report, bool dry_run) {
@@ -76,6 +75,9 @@ std::string render_text(const prefix::RelinkReport& report, bool dry_run) {
   out += std::to_string(report.elf_files) + " ELF files, " + std::to_string(report.files.size()) +
          " with a search path, " + std::to_string(changed) +
          (dry_run ? " would change\n" : " changed\n");
+  if (!report.rocm_removed.empty())
+    out += std::to_string(report.rocm_removed.size()) +
+           " bundled ROCm files removed (the ROCm modules provide them)\n";
   return out;
 }
 
@@ -103,6 +105,17 @@ CommandRunner add_relink_command(CLI::App& app) {
                   "Site directory with toolchains.yaml / eb-dependencies.yaml overrides");
   sub->add_flag("--runpath", options.runpath,
                 "Write DT_RUNPATH instead of DT_RPATH (EasyBuild's RPATH check expects RPATH)");
+  sub->add_option("--rocm-libraries", options.rocm_libraries,
+                  "ROCm builds of torch: auto re-points the bundled libraries an install took "
+                  "from the ROCm modules; modules also removes the bundled copies the modules "
+                  "provide (with their data and RECORD rows); bundled leaves them (default: auto)")
+      ->option_text("auto|modules|bundled")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, easybuild::RocmLibraryMode>{
+              {"auto", easybuild::RocmLibraryMode::automatic},
+              {"modules", easybuild::RocmLibraryMode::modules},
+              {"bundled", easybuild::RocmLibraryMode::bundled}},
+          CLI::ignore_case));
   sub->add_flag("--dry-run", options.dry_run, "Show old -> new for each file, change nothing");
   sub->add_option("--patchelf", options.patchelf,
                   "patchelf program, used when a new path does not fit in place in a program "

@@ -4,6 +4,7 @@
 #include <optional>
 #include <system_error>
 
+#include "core/errors.hpp"
 #include "core/timings.hpp"
 #include "easybuild/library_map.hpp"
 #include "easybuild/rocm_libraries.hpp"
@@ -15,23 +16,51 @@ namespace wheelmod::operations {
 
 namespace {
 
-// The bundled ROCm libraries an installation took from modules, found again at the site: those
-// whose copy is no longer in torch/lib (install removed it). A copy still there stays in use:
-// relink changes search paths, it removes no file a wheel installed.
-std::map<std::string, easybuild::RocmLink> rocm_links_of(const std::string& prefix_dir,
-                                                         const easybuild::Generation& generation,
-                                                         const prefix::RocmProvenance& rocm,
-                                                         const easybuild::ModuleLocator& locator) {
-  auto plan = easybuild::plan_rocm_libraries(generation, rocm.wheel, locator,
-                                             easybuild::RocmLibraryMode::automatic);
-  const auto torch_lib = prefix::find_site_packages(prefix_dir) / "torch" / "lib";
+// The ROCm major.minor of the torch a prefix holds: its provenance's, else the local label of
+// torch's dist-info (torch-2.9.1+rocm6.4.dist-info); nullopt for a torch of no ROCm build.
+std::optional<std::string> wheel_rocm_of(const std::filesystem::path& site_packages,
+                                         const std::optional<prefix::Provenance>& provenance) {
+  if (provenance && provenance->rocm && !provenance->rocm->wheel.empty())
+    return provenance->rocm->wheel;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(site_packages, error)) {
+    const auto name = entry.path().filename().string();
+    const auto at = name.find("+rocm");
+    if (name.starts_with("torch-") && name.ends_with(".dist-info") && at != std::string::npos)
+      return easybuild::rocm_major_minor(name.substr(at + 1, name.size() - 10 - at - 1));
+  }
+  return std::nullopt;
+}
+
+// The bundled ROCm libraries to take from modules. `modules` takes every one a module provides,
+// removing the copies (the relink of an easyconfig's postinstall, where pip unpacked the wheel as
+// published); `auto` only re-points those an install already took (no copy in torch/lib): relink
+// changes search paths, it removes no file a wheel installed unless asked to.
+void plan_rocm(prefix::RelinkOptions& relink, const std::filesystem::path& prefix_dir,
+               const std::optional<prefix::Provenance>& provenance,
+               easybuild::RocmLibraryMode mode) {
+  if (mode == easybuild::RocmLibraryMode::bundled) return;
+  const auto site_packages = prefix::find_site_packages(prefix_dir);
+  const auto wheel_rocm = wheel_rocm_of(site_packages, provenance);
+  if (!wheel_rocm) {
+    if (mode == easybuild::RocmLibraryMode::modules)
+      throw UsageError("--rocm-libraries modules", "the prefix holds no torch of a ROCm build",
+                       "leave --rocm-libraries out");
+    return;
+  }
+  auto plan = easybuild::plan_rocm_libraries(*relink.generation, *wheel_rocm, relink.locator, mode);
+  if (mode == easybuild::RocmLibraryMode::modules) {
+    relink.rocm_take = std::move(plan);
+    return;
+  }
+  const auto torch_lib = site_packages / "torch" / "lib";
   for (auto& library : plan.libraries) {
     std::error_code error;
     if (library.from_module() &&
         std::filesystem::exists(std::filesystem::symlink_status(torch_lib / library.file, error)))
       library.module.clear();
   }
-  return plan.links();
+  relink.rocm_links = plan.links();
 }
 
 }  // namespace
@@ -66,9 +95,7 @@ prefix::RelinkReport relink(const RelinkOptions& options, Reporter& reporter) {
   relink.tag = options.runpath ? elf::SearchPathTag::runpath : elf::SearchPathTag::rpath;
   relink.dry_run = options.dry_run;
   relink.patchelf = options.patchelf;
-  if (provenance && provenance->rocm && !provenance->rocm->wheel.empty())
-    relink.rocm_links =
-        rocm_links_of(options.prefix, *relink.generation, *provenance->rocm, relink.locator);
+  plan_rocm(relink, options.prefix, provenance, options.rocm_libraries);
   return prefix::relink_prefix(options.prefix, relink, reporter);
 }
 

@@ -18,6 +18,7 @@
 #include "core/unique_fd.hpp"
 #include "elf/elf_file.hpp"
 #include "prefix/staging.hpp"
+#include "rocm_drop.hpp"
 
 namespace wheelmod::prefix {
 
@@ -165,7 +166,14 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
     lock = lock_prefix(target, [&](const std::string& line) { reporter.on_warning(line); });
   }
   const fs::path site_packages = find_site_packages(prefix);
-  RelinkReport report{.prefix = prefix, .elf_files = 0, .files = {}};
+  RelinkReport report{.prefix = prefix, .elf_files = 0, .files = {}, .rocm_removed = {}};
+  auto rocm_links = options.rocm_links;
+  if (options.rocm_take) {
+    if (!options.dry_run)
+      report.rocm_removed = drop_module_provided_rocm(prefix, site_packages, *options.rocm_take,
+                                                      installed_wheels(prefix, site_packages));
+    rocm_links.merge(options.rocm_take->links());
+  }
 
   // First plan everything: a prefix is either relinked completely or not at all.
   std::map<std::string, std::vector<std::string>> unmapped;  // package -> files
@@ -179,9 +187,9 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
     const easybuild::FileLocation location{
         .directory = file.parent_path(), .prefix = prefix, .site_packages = site_packages};
     const timings::Scope phase("plan");
-    auto plan = easybuild::plan_search_path(
-        current, location, *options.generation, options.modules, options.locator, info->needed,
-        options.rocm_links.empty() ? nullptr : &options.rocm_links);
+    auto plan = easybuild::plan_search_path(current, location, *options.generation, options.modules,
+                                            options.locator, info->needed,
+                                            rocm_links.empty() ? nullptr : &rocm_links);
     if (!current && plan.entries.empty()) continue;  // nothing to map, nothing to add
     for (const auto& entry : plan.entries)
       if (entry.action == easybuild::EntryAction::unmapped)

@@ -5,8 +5,10 @@
 #include <system_error>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "dist_info.hpp"
 #include "elf/elf_file.hpp"
+#include "pep/record.hpp"
 
 namespace wheelmod::prefix {
 
@@ -23,6 +25,27 @@ std::optional<std::string> soname_of(const fs::path& file) {
 }
 
 }  // namespace
+
+std::vector<wheel::InstalledWheel> installed_wheels(const fs::path& root,
+                                                    const fs::path& site_packages) {
+  std::vector<wheel::InstalledWheel> out;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(site_packages, error)) {
+    const auto name = entry.path().filename().string();
+    if (!name.ends_with(".dist-info")) continue;
+    const auto record = read_file_if_exists(entry.path() / "RECORD");
+    if (!record) continue;
+    auto rows = pep::parse_record(*record);
+    if (!rows)
+      throw IoError((entry.path() / "RECORD").string(), "not a RECORD file wheelmod can read");
+    wheel::InstalledWheel installed;
+    installed.dist_info = entry.path().lexically_relative(root);
+    installed.record = std::move(*rows);
+    out.push_back(std::move(installed));
+  }
+  if (error) throw IoError(site_packages.string(), "cannot list it: " + error.message());
+  return out;
+}
 
 std::vector<std::string> drop_module_provided_rocm(
     const fs::path& root, const fs::path& site_packages, const easybuild::RocmPlan& plan,

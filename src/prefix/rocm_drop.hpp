@@ -21,4 +21,9 @@ std::vector<std::string> drop_module_provided_rocm(
     const std::filesystem::path& root, const std::filesystem::path& site_packages,
     const easybuild::RocmPlan& plan, const std::vector<wheel::InstalledWheel>& wheels);
 
+/// The projects installed in `site_packages` (below `root`) as their RECORDs list them, for
+/// drop_module_provided_rocm on an installed prefix. Throws IoError for an unreadable RECORD.
+std::vector<wheel::InstalledWheel> installed_wheels(const std::filesystem::path& root,
+                                                    const std::filesystem::path& site_packages);
+
 }  // namespace wheelmod::prefix

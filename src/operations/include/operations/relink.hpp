@@ -7,6 +7,7 @@
 
 #include "core/environment.hpp"
 #include "core/reporter.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "prefix/relink.hpp"
 
 namespace wheelmod::operations {
@@ -19,6 +20,9 @@ struct RelinkOptions {
   std::string config_dir;
   std::string patchelf = "patchelf";
   bool runpath = false;  // write DT_RUNPATH instead of DT_RPATH
+  /// ROCm builds of torch: auto re-points the libraries an install took from modules; modules
+  /// also removes the bundled copies the modules provide; bundled leaves ROCm alone.
+  easybuild::RocmLibraryMode rocm_libraries = easybuild::RocmLibraryMode::automatic;
   bool dry_run = false;
   Getenv getenv = process_environment();  // EasyBuild's configuration, the loaded modules
 };

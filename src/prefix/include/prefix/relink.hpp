@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct RelinkOptions {
   /// The bundled ROCm libraries taken from modules (easybuild/rocm_libraries.hpp), by every
   /// name a file may need them under: a file that needs one gets its module's directory.
   std::map<std::string, easybuild::RocmLink> rocm_links;
+  /// `relink --rocm-libraries modules`: the bundled ROCm copies this plan takes from modules are
+  /// removed (with their data and RECORD rows) before the paths are planned, and its links added.
+  std::optional<easybuild::RocmPlan> rocm_take;
 };
 
 struct FileRelink {
@@ -59,8 +63,9 @@ struct FileRelink {
 
 struct RelinkReport {
   std::filesystem::path prefix;
-  std::uint64_t elf_files = 0;    // ELF files seen
-  std::vector<FileRelink> files;  // those with a search path, in path order
+  std::uint64_t elf_files = 0;            // ELF files seen
+  std::vector<FileRelink> files;          // those with a search path, in path order
+  std::vector<std::string> rocm_removed;  // bundled ROCm files removed (rocm_take), site-relative
 };
 
 /// Takes the prefix's lock (staging.hpp) unless dry_run or staging. Plans every file first; when
