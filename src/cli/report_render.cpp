@@ -86,6 +86,14 @@ std::string render_text(const ResolveReport& r) {
       out += fmt::format("    {:<34} -> {}  [{}]\n", requirement_text(d), provider_text(d),
                          verdict_text(d));
   }
+  if (r.rocm) {
+    out += "\nrocm libraries: " + r.rocm->summary + "\n";
+    if (r.rocm->relinked)
+      for (const auto& library : r.rocm->libraries)
+        out += fmt::format(
+            "  {:<28} {:<30} {}\n", library.file, library.soname,
+            library.module.empty() ? "bundled: " + library.note : "-> " + library.module);
+  }
   if (!r.modules.empty()) {
     out += "\nmodules to load:\n";
     for (const auto& module : r.modules) out += "  " + module + "\n";
@@ -143,6 +151,17 @@ std::string render_markdown(const ResolveReport& r) {
     for (const auto& d : w.dependencies)
       out += fmt::format("| {} | `{}` | {} | {} |\n", w.name, cell(requirement_text(d)),
                          cell(provider_text(d)), cell(verdict_text(d)));
+  if (r.rocm) {
+    out += "\n### ROCm libraries\n\n" + cell(r.rocm->summary) + "\n";
+    if (r.rocm->relinked) {
+      out += "\n| file | SONAME | from |\n|---|---|---|\n";
+      for (const auto& library : r.rocm->libraries)
+        out +=
+            "| `" + library.file + "` | `" + library.soname + "` | " +
+            cell(library.module.empty() ? "bundled: " + library.note : "`" + library.module + "`") +
+            " |\n";
+    }
+  }
   if (!r.modules.empty()) {
     out += "\n### Modules to load\n\n";
     for (const auto& module : r.modules) out += "- `" + module + "`\n";

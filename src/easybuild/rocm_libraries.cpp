@@ -77,16 +77,19 @@ struct ProviderLook {
 };
 
 ProviderLook look_for_provider(const std::string& file, const RocmLibrary& library,
-                               const std::string& wheel_rocm, const ModuleLocator& locator) {
+                               const std::string& wheel_rocm, const ModuleLocator* locator) {
   ProviderLook look;
   for (const auto& provider : library.provided_by) {
     std::string why;
     if (provider.rocm && rocm_major_minor(*provider.rocm) != wheel_rocm) {
       why = provider.module + " is built for ROCm " + *provider.rocm + ", the wheel for ROCm " +
             wheel_rocm;
-    } else if (const auto root = locator.root_of(provider.module); !root) {
+    } else if (locator == nullptr) {
+      look.provider = &provider;
+      return look;
+    } else if (const auto root = locator->root_of(provider.module); !root) {
       why = provider.module + " is not installed here";
-    } else if (const auto directory = locator.directory_with(*root, provider.libdir, file);
+    } else if (const auto directory = locator->directory_with(*root, provider.libdir, file);
                !directory) {
       why = provider.module + " has no " + file + " (looked in " +
             (*root / provider.libdir).string() + " and below)";
@@ -113,7 +116,7 @@ ProviderLook look_for_provider(const std::string& file, const RocmLibrary& libra
 }  // namespace
 
 RocmPlan plan_rocm_libraries(const Generation& generation, std::string_view wheel_rocm,
-                             const ModuleLocator& locator, RocmLibraryMode mode) {
+                             const ModuleLocator* locator, RocmLibraryMode mode) {
   RocmPlan plan;
   plan.mode = mode;
   plan.wheel_rocm = rocm_major_minor(wheel_rocm).value_or(std::string(wheel_rocm));
@@ -167,7 +170,9 @@ RocmPlan plan_rocm_libraries(const Generation& generation, std::string_view whee
       choice.module = look.provider->module;
       choice.module_rocm = look.provider->rocm;
       choice.directory = look.directory;
-      choice.note = look.provider->module + " has " + (look.directory / file).string();
+      choice.note = locator == nullptr
+                        ? look.provider->module + " (the table's; the site was not read)"
+                        : look.provider->module + " has " + (look.directory / file).string();
       plan.relinked = true;
     } else {
       choice.note = look.why_not;
@@ -187,7 +192,9 @@ RocmPlan plan_rocm_libraries(const Generation& generation, std::string_view whee
   }
   const auto kept = std::ranges::count_if(
       plan.libraries, [](const RocmLibraryChoice& choice) { return !choice.from_module(); });
-  if (!plan.relinked)
+  if (!plan.relinked && locator == nullptr)
+    plan.summary = "no module of the ROCm " + plan.stack_rocm + " stack provides these libraries";
+  else if (!plan.relinked)
     plan.summary = "no module of the ROCm " + plan.stack_rocm +
                    " stack is installed here: the wheel keeps its own ROCm libraries";
   else if (kept == 0)

@@ -30,6 +30,74 @@ std::string public_version(std::string_view version) {
   return std::string(version.substr(0, version.find('+')));
 }
 
+std::optional<RocmLibrariesChoice> choose_rocm_libraries(const StackRequest& request) {
+  using easybuild::RocmLibraryMode;
+  const auto mode = request.rocm_libraries;
+  if (request.accelerator != index_client::AcceleratorKind::rocm) {
+    if (mode == RocmLibraryMode::modules)
+      throw UsageError("--rocm-libraries modules",
+                       "the wheels are " +
+                           std::string(index_client::kind_text(request.accelerator)) +
+                           " builds, which bundle no ROCm libraries",
+                       "leave --rocm-libraries out, or name a ROCm variant with --accelerator");
+    return std::nullopt;
+  }
+  const auto& generation = *request.generation;
+  RocmLibrariesChoice choice;
+  choice.wheel_rocm = easybuild::rocm_major_minor(request.variant).value_or("");
+  if (generation.rocm) choice.stack = generation.rocm->version;
+  const auto refuse = [&](const std::string& why, const std::string& hint) {
+    if (mode == RocmLibraryMode::modules) throw UsageError("--rocm-libraries modules", why, hint);
+    choice.why = why;
+    return choice;
+  };
+  const auto keep_hint = "--rocm-libraries auto or bundled keeps the wheel's own";
+  if (mode == RocmLibraryMode::bundled) {
+    choice.why = "--rocm-libraries bundled";
+    return choice;
+  }
+  if (request.relink != RelinkStep::relink)
+    return refuse(
+        "without --with-relink pip installs the wheel as published: nothing would remove its "
+        "copies of the libraries the ROCm modules provide",
+        std::string("add --with-relink, whose `wheelmod relink --rocm-libraries modules` removes "
+                    "them; ") +
+            keep_hint);
+  if (!generation.rocm || generation.rocm_libraries.empty())
+    return refuse("generation " + generation.name +
+                      " has no ROCm stack in the tables (config/toolchains.yaml `rocm`)",
+                  keep_hint);
+  if (choice.wheel_rocm.empty()) return choice;  // `rocm`, before resolving: decided later
+  if (easybuild::rocm_major_minor(choice.stack) != choice.wheel_rocm)
+    return refuse("the wheel is built for ROCm " + choice.wheel_rocm + ", generation " +
+                      generation.name + "'s ROCm modules are " + choice.stack +
+                      ": ROCm libraries of two releases are not mixed in one process",
+                  "use a wheel of the stack's ROCm (--accelerator rocm" +
+                      easybuild::rocm_major_minor(choice.stack).value_or("X.Y") + "); " +
+                      keep_hint);
+  // Each library's first provider built for the wheel's ROCm (the rule of
+  // easybuild::plan_rocm_libraries, without looking at the site: the easyconfig names what eb
+  // --robot builds or finds).
+  for (const auto& [file, library] : generation.rocm_libraries) {
+    const auto provider = std::ranges::find_if(library.provided_by, [&](const auto& each) {
+      return !each.rocm || easybuild::rocm_major_minor(*each.rocm) == choice.wheel_rocm;
+    });
+    if (provider == library.provided_by.end()) {
+      choice.bundled.push_back(file);
+      continue;
+    }
+    if (!easybuild::is_toolchain_module(generation, provider->module) &&
+        std::ranges::find(choice.modules, provider->module) == choice.modules.end())
+      choice.modules.push_back(provider->module);
+  }
+  if (choice.modules.empty())
+    return refuse("no module of generation " + generation.name + "'s ROCm " + choice.stack +
+                      " stack provides a library the wheel bundles",
+                  keep_hint);
+  choice.from_modules = true;
+  return choice;
+}
+
 namespace {
 
 // The wheels of `arch` that belong to the easyconfig of `roots`: the
@@ -133,6 +201,7 @@ EasyconfigPlan plan_easyconfigs(const StackRequest& request) {
       context.easyconfig("PyTorch", merge_extensions(torch_wheels, torch_only, request.imports));
   context.add_requirements(pytorch, torch_wheels);
   context.add_sanity_checks_for_torch(pytorch);
+  context.add_rocm_libraries(pytorch);
   if (request.relink == RelinkStep::relink) context.add_relink(pytorch);
 
   std::optional<Easyconfig> bundle;

@@ -53,26 +53,28 @@ bool is_library(const easybuild::Generation& generation, const std::string& proj
   return generation.cuda_libraries.contains(project) || project.starts_with("nvidia-");
 }
 
-// CUDA first (it sets %(cudaver)s), then what is built for CUDA, then
-// Python, then PyTorch, then the rest by name.
-int rank(const DependencySpec& dependency) {
+// CUDA first (it sets %(cudaver)s), then what is built for CUDA or provides the ROCm libraries
+// (`accelerator`), then Python, then PyTorch, then the rest by name.
+int rank(const DependencySpec& dependency, const std::vector<DependencySpec>& accelerator) {
   if (dependency.name == "CUDA") return 0;
   if (dependency.versionsuffix.find("CUDA") != std::string::npos ||
-      dependency.toolchain == DependencyToolchain::system)
+      dependency.toolchain == DependencyToolchain::system ||
+      std::ranges::find(accelerator, dependency) != accelerator.end())
     return 1;
   if (dependency.name == "Python") return 2;
   if (dependency.own_version_and_suffix) return 3;
   return 4;
 }
 
-void order(std::vector<DependencySpec>& dependencies) {
+void order(std::vector<DependencySpec>& dependencies,
+           const std::vector<DependencySpec>& accelerator = {}) {
   std::vector<DependencySpec> unique;
   for (auto& dependency : dependencies)
     if (std::ranges::find(unique, dependency) == unique.end())
       unique.push_back(std::move(dependency));
-  std::ranges::stable_sort(unique, [](const DependencySpec& a, const DependencySpec& b) {
-    return std::tuple(rank(a), ascii_lower(a.name), a.version, a.versionsuffix) <
-           std::tuple(rank(b), ascii_lower(b.name), b.version, b.versionsuffix);
+  std::ranges::stable_sort(unique, [&](const DependencySpec& a, const DependencySpec& b) {
+    return std::tuple(rank(a, accelerator), ascii_lower(a.name), a.version, a.versionsuffix) <
+           std::tuple(rank(b, accelerator), ascii_lower(b.name), b.version, b.versionsuffix);
   });
   dependencies = std::move(unique);
 }
@@ -92,11 +94,13 @@ PlanContext::PlanContext(const StackRequest& request)
     throw UsageError("--toolchain " + request.toolchain,
                      "not a toolchain of generation " + m_generation.name);
   m_toolchain = toolchain->second;
-  // The CUDA version as EasyBuild's template: the easyconfig's CUDA dependency says which.
-  m_versionsuffix = wheel_versionsuffix(request.accelerator,
-                                        request.accelerator == index_client::AcceleratorKind::rocm
-                                            ? request.variant.substr(4)
-                                            : "%(cudaver)s");
+  m_rocm = choose_rocm_libraries(request);
+  // The CUDA version as EasyBuild's template: the easyconfig's CUDA dependency says which. A ROCm
+  // build's: the ROCm modules' where its libraries come from them (6.4.1), else the wheel's (6.4).
+  m_versionsuffix =
+      wheel_versionsuffix(request.accelerator, !m_rocm                ? std::string("%(cudaver)s")
+                                               : m_rocm->from_modules ? m_rocm->stack
+                                                                      : request.variant.substr(4));
   if (request.versionsuffix) m_versionsuffix = *request.versionsuffix;
   for (const auto& [arch, report] : request.reports) {
     m_arches.push_back(arch);
@@ -163,6 +167,20 @@ Easyconfig PlanContext::easyconfig(const std::string& name,
                            " variant of the PyTorch wheel index, for " + join(m_arches, " and ") +
                            ".",
                        "Generated with: " + command};
+  if (m_rocm && name == "PyTorch") {
+    if (m_rocm->from_modules)
+      easyconfig.header.push_back(
+          "ROCm libraries: from the ROCm " + m_rocm->stack + " modules of generation " +
+          m_generation.name +
+          " (dependencies below): after pip, `wheelmod relink --rocm-libraries modules` removes "
+          "the wheel's copies of what they provide and points torch at them" +
+          (m_rocm->bundled.empty() ? std::string(".")
+                                   : "; " + join(m_rocm->bundled, ", ") +
+                                         " stay bundled (no module of the tables provides them)."));
+    else
+      easyconfig.header.push_back("ROCm libraries: the wheel's own, bundled in torch/lib (" +
+                                  m_rocm->why + ").");
+  }
   std::string wheels;
   for (const auto& extension : extensions)
     wheels += (wheels.empty() ? "" : ", ") + extension.name + " " + extension.version;
@@ -325,13 +343,24 @@ void PlanContext::add_sanity_checks_for_bundle(Easyconfig& easyconfig) const {
 void PlanContext::add_relink(Easyconfig& easyconfig) {
   easyconfig.builddependencies.push_back(DependencySpec{"wheelmod", m_request.wheelmod_version, "",
                                                         DependencyToolchain::inherited, false});
-  easyconfig.postinstallcmds.push_back("wheelmod relink %(installdir)s --toolchain " +
-                                       m_request.toolchain);
+  // ROCm libraries from modules: relink removes the wheel's copies (and their data and RECORD
+  // rows) of what the modules, loaded as dependencies while eb builds, provide.
+  easyconfig.postinstallcmds.push_back(
+      "wheelmod relink %(installdir)s --toolchain " + m_request.toolchain +
+      (m_rocm && m_rocm->from_modules ? " --rocm-libraries modules" : ""));
   easyconfig.postinstallcmds.push_back("wheelmod check %(installdir)s");
 }
 
+void PlanContext::add_rocm_libraries(Easyconfig& pytorch) {
+  if (!m_rocm || !m_rocm->from_modules) return;
+  for (const auto& module : m_rocm->modules) {
+    m_rocm_dependencies.push_back(dependency(module, m_toolchain));
+    pytorch.dependencies.push_back(m_rocm_dependencies.back());
+  }
+}
+
 void PlanContext::finish(Easyconfig& easyconfig) const {
-  order(easyconfig.dependencies);
+  order(easyconfig.dependencies, m_rocm_dependencies);
   order(easyconfig.builddependencies);
   for (auto& [arch, list] : easyconfig.arch_dependencies) order(list);
 }

@@ -35,6 +35,8 @@ class PlanContext {
   void add_sanity_checks_for_torch(Easyconfig& easyconfig) const;
   void add_sanity_checks_for_bundle(Easyconfig& easyconfig) const;
   void add_relink(Easyconfig& easyconfig);
+  /// ROCm libraries from modules: the modules as dependencies of `pytorch`.
+  void add_rocm_libraries(Easyconfig& pytorch);
 
   /// keep + CUDA: adds the CUDA-wheel-bundle dependency to `pytorch` and
   /// returns the bundle's easyconfig when none of the generation fits.
@@ -70,6 +72,8 @@ class PlanContext {
   std::vector<std::string> m_library_notes;  // libraries no module provides
   std::vector<ToAdd> m_to_add;
   std::vector<UnmetRequirement> m_unmet;
+  std::optional<RocmLibrariesChoice> m_rocm;        // ROCm builds
+  std::vector<DependencySpec> m_rocm_dependencies;  // ordered beside CUDA's, by name
 };
 
 }  // namespace wheelmod::emit::detail

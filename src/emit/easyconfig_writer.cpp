@@ -183,19 +183,23 @@ std::expected<ModuleParts, std::string> parse_module_name(std::string_view modul
   const auto full = module.substr(slash + 1);
   // The earliest `-<toolchain>` of the generation marks the end of the
   // version (versions hold no '-' in these tables; suffixes may).
+  // The ROCm modules' toolchains (rocm-compilers-19.0.0-ROCm-6.4.1) are no --toolchain value but
+  // end a version all the same.
   std::size_t best = std::string_view::npos;
-  for (const auto& [key, toolchain] : generation.toolchains) {
-    const std::string marker = "-" + key;
-    for (auto at = full.find(marker); at != std::string_view::npos;
-         at = full.find(marker, at + 1)) {
-      const auto after = at + marker.size();
-      if (after != full.size() && full[after] != '-') continue;  // GCC-13.3.0 vs GCC-13.3.01
-      if (best == std::string_view::npos || at < best ||
-          (at == best && key.size() > parts.toolchain->size())) {
-        best = at;
-        parts.toolchain = key;
+  for (const auto* toolchains : {&generation.toolchains, &generation.rocm_toolchains}) {
+    for (const auto& [key, toolchain] : *toolchains) {
+      const std::string marker = "-" + key;
+      for (auto at = full.find(marker); at != std::string_view::npos;
+           at = full.find(marker, at + 1)) {
+        const auto after = at + marker.size();
+        if (after != full.size() && full[after] != '-') continue;  // GCC-13.3.0 vs GCC-13.3.01
+        if (best == std::string_view::npos || at < best ||
+            (at == best && key.size() > parts.toolchain->size())) {
+          best = at;
+          parts.toolchain = key;
+        }
+        break;
       }
-      break;
     }
   }
   if (best != std::string_view::npos) {
@@ -230,6 +234,10 @@ std::string dependency_tuple(const DependencySpec& dependency) {
   out += python_string(dependency.version);
   if (dependency.toolchain == DependencyToolchain::system)
     return out + ", " + python_string(dependency.versionsuffix) + ", SYSTEM)";
+  if (dependency.toolchain == DependencyToolchain::named)
+    return out + ", " + python_string(dependency.versionsuffix) + ", (" +
+           python_string(dependency.toolchain_name) + ", " +
+           python_string(dependency.toolchain_version) + "))";
   if (!dependency.versionsuffix.empty()) out += ", " + python_string(dependency.versionsuffix);
   return out + ")";
 }
@@ -243,6 +251,14 @@ std::expected<DependencySpec, std::string> dependency_from_module(
                             DependencyToolchain::inherited, false};
   if (!parts->toolchain) {
     dependency.toolchain = DependencyToolchain::system;
+  } else if (const auto rocm = generation.rocm_toolchains.find(*parts->toolchain);
+             rocm != generation.rocm_toolchains.end() &&
+             !generation.toolchains.contains(*parts->toolchain)) {
+    // Built with a ROCm toolchain, which is below none of the generation's: EasyBuild finds it
+    // only when the tuple names it.
+    dependency.toolchain = DependencyToolchain::named;
+    dependency.toolchain_name = rocm->second.name;
+    dependency.toolchain_version = rocm->second.version;
   } else {
     const auto& toolchain = generation.toolchains.at(*parts->toolchain);
     if (!is_subtoolchain(toolchain.name, target.name))

@@ -11,6 +11,7 @@
 #include "core/files.hpp"
 #include "core/strings.hpp"
 #include "core/url.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "emit/templates.hpp"
 #include "hash/sha256.hpp"
 #include "index/page.hpp"
@@ -93,6 +94,9 @@ std::vector<std::string> command_words(const EasyconfigOptions& options) {
   if (options.metadata == easybuild::MetadataPolicy::keep)
     words.insert(words.end(), {"--metadata", "keep"});
   if (options.with_relink) words.emplace_back("--with-relink");
+  if (options.rocm_libraries != easybuild::RocmLibraryMode::automatic)
+    words.insert(words.end(), {"--rocm-libraries",
+                               std::string(easybuild::rocm_mode_text(options.rocm_libraries))});
   if (options.write_unmet) words.emplace_back("--write-unmet");
   if (options.source_urls == SourceUrls::upstream)
     words.insert(words.end(), {"--source-urls", "upstream"});
@@ -131,6 +135,16 @@ emit::StackRequest stack_request(const EasyconfigOptions& options,
                      "`wheelmod easyconfig torch==2.6.0 torchvision torchaudio ...`");
   request.metadata = options.metadata;
   request.relink = options.with_relink ? emit::RelinkStep::relink : emit::RelinkStep::none;
+  request.rocm_libraries = options.rocm_libraries;
+  // --rocm-libraries modules that cannot be met is refused before anything is resolved, as far
+  // as the accelerator tells (a named variant, rocm6.4, or a version, rocm:6.4); planning decides
+  // again with the resolved variant.
+  request.variant =
+      accelerator->variant.value_or(accelerator->kind == index_client::AcceleratorKind::rocm
+                                        ? "rocm" + accelerator->version.value_or("")
+                                        : std::string());
+  (void)emit::choose_rocm_libraries(request);
+  request.variant.clear();
   request.wheelmod_version = wheelmod_version();
   if (!options.versionsuffix.empty()) {
     // It becomes part of file and module names: what EasyBuild's own suffixes use, templates

@@ -403,7 +403,7 @@ InstallPlan plan_install(const InstallOptions& given, Reporter& reporter) {
   if (!options.selection.specs.empty()) plan_resolution(plan, options, config, locator, reporter);
   if (plan.resolution && plan.resolution->variant.variant.starts_with("rocm"))
     plan.rocm = easybuild::plan_rocm_libraries(plan.generation, plan.resolution->variant.variant,
-                                               locator, options.rocm_libraries);
+                                               &locator, options.rocm_libraries);
   if (options.prefix.empty()) {
     plan.prefix_source = PrefixSource::easybuild_name;
     settle_prefix(

@@ -48,7 +48,8 @@ void plan_rocm(prefix::RelinkOptions& relink, const std::filesystem::path& prefi
                        "leave --rocm-libraries out");
     return;
   }
-  auto plan = easybuild::plan_rocm_libraries(*relink.generation, *wheel_rocm, relink.locator, mode);
+  auto plan =
+      easybuild::plan_rocm_libraries(*relink.generation, *wheel_rocm, &relink.locator, mode);
   if (mode == easybuild::RocmLibraryMode::modules) {
     relink.rocm_take = std::move(plan);
     return;

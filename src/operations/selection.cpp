@@ -231,16 +231,23 @@ void add_installed_providers(easybuild::SiteConfig& config, const std::string& t
   }
 }
 
-ModuleRoots read_site(easybuild::SiteConfig& config, const Selection& selection,
-                      const SiteModules& site, Reporter& reporter) {
+std::optional<easybuild::ModuleLocator> site_locator(const Selection& selection,
+                                                     const SiteModules& site) {
   const auto settings = site_settings(site.eb_installpath, selection.getenv);
   std::error_code error;
   const bool site_known = !site.eb_installpath.empty() ||
                           (settings.software.origin != "EasyBuild's default" &&
                            std::filesystem::is_directory(settings.software.value, error));
-  if (!site_known) return {};
-  auto locator = easybuild::environment_locator(std::filesystem::path(settings.software.value),
-                                                selection.getenv);
+  if (!site_known) return std::nullopt;
+  return easybuild::environment_locator(std::filesystem::path(settings.software.value),
+                                        selection.getenv);
+}
+
+ModuleRoots read_site(easybuild::SiteConfig& config, const Selection& selection,
+                      const SiteModules& site, Reporter& reporter) {
+  auto found = site_locator(selection, site);
+  if (!found) return {};
+  auto locator = std::move(*found);
   add_installed_providers(config, selection.toolchain, locator, site.preferred, reporter);
   return
       [locator = std::move(locator)](const std::string& module) { return locator.root_of(module); };

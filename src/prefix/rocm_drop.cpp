@@ -82,6 +82,15 @@ std::vector<std::string> drop_module_provided_rocm(
       fs::remove_all(directory, error);
       if (error)
         throw IoError(directory.string(), "cannot remove the bundled data: " + error.message());
+      // Its parents that held nothing else go too (torch/lib/rocblas of rocblas/library), as
+      // pip's uninstall leaves no empty directory; torch/ itself stays.
+      for (auto parent = directory.parent_path();
+           parent.lexically_relative(site_packages).begin() !=
+               parent.lexically_relative(site_packages).end() &&
+           *parent.lexically_relative(site_packages).begin() == "torch" &&
+           parent != site_packages / "torch" && parent != site_packages / k_torch_lib;
+           parent = parent.parent_path())
+        if (!fs::is_empty(parent, error) || error || !fs::remove(parent, error)) break;
     }
   }
   // Each removed file leaves the RECORD that lists it.

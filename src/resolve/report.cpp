@@ -104,6 +104,24 @@ json to_json(const ResolveReport& report) {
   for (const auto& d : report.missing) missing.push_back(dependency_json(d));
   doc["warnings"] = report.warnings;
   doc["notes"] = report.notes;
+  if (report.rocm) {
+    json libraries = json::array();
+    for (const auto& library : report.rocm->libraries)
+      libraries.push_back(
+          {{"file", library.file},
+           {"soname", library.soname},
+           {"module", library.module.empty() ? json(nullptr) : json(library.module)},
+           {"note", library.note}});
+    doc["rocm"] = {{"wheel_rocm", report.rocm->wheel_rocm},
+                   {"stack_rocm", report.rocm->stack_rocm.empty() ? json(nullptr)
+                                                                  : json(report.rocm->stack_rocm)},
+                   {"relinked", report.rocm->relinked},
+                   {"site_read", report.rocm->site_read},
+                   {"summary", report.rocm->summary},
+                   {"libraries", libraries}};
+  } else {
+    doc["rocm"] = nullptr;
+  }
   return doc;
 }
 

@@ -71,8 +71,10 @@ struct RocmPlan {
 /// major.minor than the wheel's (ROCm libraries of two releases are not mixed in one process).
 /// `modules` throws CheckFailedError (exit 6) where the automatic plan would keep a library the
 /// table gives a provider for, naming each and why.
+/// Without a locator (`resolve` with no site to read) the site is not looked at: each library
+/// gets the table's first provider built for the wheel's ROCm, noted as not looked for.
 RocmPlan plan_rocm_libraries(const Generation& generation, std::string_view wheel_rocm,
-                             const ModuleLocator& locator, RocmLibraryMode mode);
+                             const ModuleLocator* locator, RocmLibraryMode mode);
 
 /// Whether `module` comes with the toolchain itself (GCCcore/<the generation's GCCcore>, which
 /// provides libgomp): it is in every toolchain module's load chain and no dependency of its own.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "easybuild/config.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "emit/easyconfig_writer.hpp"
 #include "index_client/accelerator.hpp"
 #include "resolve/report.hpp"
@@ -35,6 +36,10 @@ struct StackRequest {
   /// the lines from the installed METADATA in postinstallcmds.
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;
   RelinkStep relink = RelinkStep::none;
+  /// --rocm-libraries (ROCm builds): auto and modules take the bundled ROCm libraries the
+  /// generation's ROCm modules provide from those modules, which needs --with-relink (its relink
+  /// removes the wheel's copies) and a ROCm stack of the wheel's major.minor.
+  easybuild::RocmLibraryMode rocm_libraries = easybuild::RocmLibraryMode::automatic;
   std::string wheelmod_version;  // for the build dependency of --with-relink
   std::optional<std::string>
       versionsuffix;                 // default: -whl / -CUDA-%(cudaver)s-whl / -ROCm-<v>-whl
@@ -58,6 +63,26 @@ struct UnmetRequirement {
   std::string needed_by;    // the wheel's file name
   std::string why;          // "no module of 2026.1 provides libnvshmem_host.so.3"
 };
+
+/// Where a ROCm build's ROCm libraries come from (docs/easyconfig.md "ROCm").
+struct RocmLibrariesChoice {
+  bool from_modules = false;
+  std::string wheel_rocm;  // 6.4: the variant's major.minor ("" when not known yet)
+  std::string stack;       // 6.4.1: the generation's ROCm stack ("" when it has none)
+  /// from_modules: each library's first provider built for the wheel's ROCm, each once, in the
+  /// table's order, without the toolchain's own GCCcore (easybuild::is_toolchain_module).
+  std::vector<std::string> modules;
+  /// from_modules: the torch/lib files no module of the table provides; they stay bundled.
+  std::vector<std::string> bundled;
+  std::string why;  // !from_modules: why the wheel keeps its own
+};
+
+/// nullopt for a CPU or CUDA build. `request.variant` may be a variant not resolved yet ("rocm"):
+/// then the stack is not compared. Throws UsageError (exit 2) for --rocm-libraries modules where
+/// the libraries cannot come from modules: not a ROCm build, no --with-relink (pip installs the
+/// wheel as published and nothing would remove its copies), no ROCm stack in the generation, a
+/// stack of another ROCm major.minor than the wheel's, or no library the table has a module for.
+std::optional<RocmLibrariesChoice> choose_rocm_libraries(const StackRequest& request);
 
 struct EasyconfigPlan {
   std::vector<Easyconfig> easyconfigs;  // PyTorch, PyTorch-bundle, generated dependencies

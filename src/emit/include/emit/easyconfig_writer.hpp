@@ -50,8 +50,9 @@ struct ModuleParts {
   std::optional<std::string> toolchain;  // GCCcore-13.3.0; nullopt: SYSTEM
 };
 
-/// Splits `module`; a `-<key>` of `generation`'s `toolchains` map marks the toolchain. Error text
-/// for a name without exactly one '/'.
+/// Splits `module`; a `-<key>` of `generation`'s `toolchains` or `rocm_toolchains` map marks the
+/// toolchain (HIP/6.4.1-rocm-compilers-19.0.0-ROCm-6.4.1: rocm-compilers-19.0.0-ROCm-6.4.1). Error
+/// text for a name without exactly one '/'.
 std::expected<ModuleParts, std::string> parse_module_name(std::string_view module,
                                                           const easybuild::Generation& generation);
 
@@ -60,7 +61,12 @@ std::expected<ModuleParts, std::string> parse_module_name(std::string_view modul
 /// (framework toolchains/foss.py, gompi.py, gfbf.py, gcc.py).
 bool is_subtoolchain(std::string_view dependency, std::string_view target);
 
-enum class DependencyToolchain { inherited, system };
+/// inherited: no toolchain in the tuple (the easyconfig's or a subtoolchain of it); system:
+/// SYSTEM; named: the module's own toolchain as the tuple's 4th element, for a module built with a
+/// toolchain that is neither the easyconfig's nor one of its subtoolchains (framework easyconfig.py
+/// `_parse_dependency`: a two-element tuple is a toolchain `{'name': ..., 'version': ...}`; the
+/// ROCm modules of 2025a are built with rocm-compilers, as r/rompi/rompi-2025a.eb names them).
+enum class DependencyToolchain { inherited, system, named };
 
 /// One entry of `dependencies` / `builddependencies` (framework easyconfig.py `_parse_dependency`).
 struct DependencySpec {
@@ -71,18 +77,24 @@ struct DependencySpec {
   /// `(name, version, versionsuffix)` of the easyconfig itself: a PyTorch-bundle depends on the
   /// PyTorch of the same version and suffix.
   bool own_version_and_suffix = false;
+  /// named: the toolchain's name and version (rocm-compilers, 19.0.0-ROCm-6.4.1).
+  std::string toolchain_name = {};
+  std::string toolchain_version = {};
 
   friend bool operator==(const DependencySpec&, const DependencySpec&) = default;
 };
 
 /// The tuple: `('cuDNN', '9.5.1.17', '-CUDA-%(cudaver)s', SYSTEM)`, `('PyTorch', version,
-/// versionsuffix)`. The toolchain is left out unless SYSTEM: EasyBuild then searches the
-/// subtoolchains for the minimal one with it (framework `robot_find_subtoolchain_for_dep`).
+/// versionsuffix)`, `('HIP', '6.4.1', '', ('rocm-compilers', '19.0.0-ROCm-6.4.1'))`. The toolchain
+/// is left out unless SYSTEM or named: EasyBuild then searches the subtoolchains for the minimal
+/// one with it (framework `robot_find_subtoolchain_for_dep`).
 std::string dependency_tuple(const DependencySpec& dependency);
 
 /// The dependency for `module`: inherited toolchain when the module's is `target` or one of its
-/// subtoolchains, SYSTEM when it has none; `-CUDA-<cuda_version>` written as `-CUDA-%(cudaver)s`.
-/// Error text when the module's toolchain is not usable from `target`.
+/// subtoolchains, SYSTEM when it has none, named when it is one of the generation's ROCm toolchains
+/// (`rocm_toolchains`: rocm-compilers, which no toolchain of `toolchains` has below it);
+/// `-CUDA-<cuda_version>` written as `-CUDA-%(cudaver)s`. Error text when the module's toolchain
+/// (one of `toolchains`) is not usable from `target`.
 std::expected<DependencySpec, std::string> dependency_from_module(
     std::string_view module, const easybuild::Generation& generation,
     const easybuild::Toolchain& target, std::string_view cuda_version);

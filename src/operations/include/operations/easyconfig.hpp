@@ -10,6 +10,7 @@
 
 #include "core/reporter.hpp"
 #include "easybuild/config.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "emit/easyconfig_plan.hpp"
 #include "operations/selection.hpp"
 
@@ -31,7 +32,12 @@ struct EasyconfigOptions {
   std::string versionsuffix;  // "": -whl, -CUDA-%(cudaver)s-whl, -ROCm-<version>-whl
   easybuild::MetadataPolicy metadata = easybuild::MetadataPolicy::strip;  // as install
   bool with_relink = false;  // postinstallcmds run `wheelmod relink` and `check`
-  bool force = false;        // replace .eb files that exist
+  /// ROCm builds: auto and modules take the bundled ROCm libraries the generation's ROCm modules
+  /// provide from those modules (dependencies; relink removes the wheel's copies), which needs
+  /// --with-relink and a stack of the wheel's ROCm major.minor; modules refuses (exit 2) where it
+  /// cannot (emit::choose_rocm_libraries).
+  easybuild::RocmLibraryMode rocm_libraries = easybuild::RocmLibraryMode::automatic;
+  bool force = false;  // replace .eb files that exist
   /// Write files whose requirements are not all met (each noted `# wheelmod: to add`) instead of
   /// refusing with exit 3: EasyBuild's pip check fails them until the maintainer adds what is
   /// missing.

@@ -93,6 +93,11 @@ struct SiteModules {
 /// Where the site installed a module (its EBROOT), nullopt when it has none.
 using ModuleRoots = std::function<std::optional<std::filesystem::path>(const std::string& module)>;
 
+/// The site's modules as SiteModules names them (--eb-installpath, else EasyBuild's configured
+/// installpath when it exists), nullopt when no site is named or configured.
+std::optional<easybuild::ModuleLocator> site_locator(const Selection& selection,
+                                                     const SiteModules& site);
+
 /// Reads the site as SiteModules says: its installed providers added to `config`
 /// (add_installed_providers), and where each module is, which resolve_selection takes; an empty
 /// function when no site is named or configured.

@@ -78,6 +78,24 @@ struct ChosenWheel {
   std::vector<Dependency> dependencies;
 };
 
+/// A ROCm wheel's bundled library and where an install here takes it from (rocm_libraries.hpp).
+struct RocmLibrarySummary {
+  std::string file;    // libamdhip64.so
+  std::string soname;  // libamdhip64.so.6
+  std::string module;  // "" : stays bundled
+  std::string note;    // why
+};
+
+/// ROCm variants: which bundled libraries the generation's ROCm modules provide.
+struct RocmSummary {
+  std::string wheel_rocm;  // 6.4
+  std::string stack_rocm;  // 6.4.1; "" : the generation has none
+  bool relinked = false;   // some library comes from a module
+  bool site_read = false;  // the site's modules were looked at (else the table's only)
+  std::string summary;
+  std::vector<RocmLibrarySummary> libraries;
+};
+
 struct ResolveReport {
   std::string index;  // root URL (credentials masked)
   std::vector<std::string> specs;
@@ -88,7 +106,8 @@ struct ResolveReport {
   std::vector<std::string> modules;  // every EB module to load, sorted, unique
   std::vector<Dependency> missing;   // dependencies nothing provides
   std::vector<std::string> warnings;
-  std::vector<std::string> notes;  // worth knowing, not wrong: variant wheels passed over
+  std::vector<std::string> notes;   // worth knowing, not wrong: variant wheels passed over
+  std::optional<RocmSummary> rocm;  // ROCm variants of a generation in the tables
 };
 
 nlohmann::json to_json(const ResolveReport& report);
