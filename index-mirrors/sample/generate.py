@@ -167,12 +167,13 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "aut
                 "aarch64": os.path.join(work, "aarch64-software"),
             }
             builder = native.Builder(SRC_DIR, jobs)
-            members, eb_stubs, modules13 = native.plan(
+            members, eb_stubs, modules13, modules_rocm = native.plan(
                 builder, chains, software_roots, os.path.join(work, "build"),
                 catalogue_wheels + variant_wheels, tree,
             )
             builder.run()
             link_real_modules(staging, modules13)
+            rocm_data = write_rocm_module_data(staging)
 
             cache: dict[str, bytes] = {}
 
@@ -242,7 +243,7 @@ def build(out: str, cc: str, aarch64_cc: str, jobs: int, tree_option: str = "aut
         "variant_wheels": variant_entries,
         "index_files": index_files,
         "pages": sorted(rendered),
-        "software": software_manifest(eb_stubs, modules13, answered),
+        "software": software_manifest(eb_stubs, modules13, answered, modules_rocm, rocm_data),
         "cuda13_tree": cuda13_manifest(tree, answered),
         "cuda13_tree_missing": None if tree else tree_why,
         "quirks": quirks(entries, variant_entries, index_files, rendered),
@@ -278,6 +279,19 @@ def link_real_modules(staging, modules13) -> None:
         os.symlink(item.lib.soname, os.path.join(directory, f"lib{item.lib.stem}.so"))
         for name, target in item.extra:
             os.symlink(target, os.path.join(directory, name))
+
+
+def write_rocm_module_data(staging) -> dict[str, list[str]]:
+    """The ROCm modules' own data directories (facts.ROCM_MODULE_DATA):
+    module -> the files written (tree paths)."""
+    out = {}
+    for module, (_, directory, names) in sorted(catalogue.facts.ROCM_MODULE_DATA.items()):
+        origin = f"ROCm 6.4.1, EasyBuild module {module}"
+        for name in names:
+            relpath = f"software/{module}/{directory}/{name}"
+            _write(staging, relpath, wheels.rocm_data_file(f"{directory}/{name}", origin))
+            out.setdefault(module, []).append(relpath)
+    return out
 
 
 def variants_json_files(staging, variant_entries) -> list[dict]:
@@ -406,8 +420,9 @@ def _release(entry):
     return wheel_release.version
 
 
-def software_manifest(eb_stubs, modules13=(), answered=None) -> dict:
-    """The sample EasyBuild tree: per module, its libraries and symlinks."""
+def software_manifest(eb_stubs, modules13=(), answered=None, modules_rocm=(), rocm_data=None) -> dict:
+    """The sample EasyBuild tree: per module, its libraries and symlinks (the
+    ROCm modules also their RPATH, link names and data files)."""
     modules: dict[str, dict] = {}
     for cuda, libraries in native.EB_MODULE_SETS.items():
         for lib in libraries:
@@ -454,6 +469,27 @@ def software_manifest(eb_stubs, modules13=(), answered=None) -> dict:
                 "api_version": lib.api_version,
             }
         module["libraries"].append(record)
+    generation, rocm = catalogue.facts.ROCM_MODULES_GENERATION
+    for item in modules_rocm:
+        lib = item.lib
+        module = modules.setdefault(
+            lib.module,
+            {"cuda": None, "rocm": rocm, "generation": generation, "libraries": [],
+             "data": (rocm_data or {}).get(lib.module, [])},
+        )
+        expected = item.target.expected()
+        module["libraries"].append(
+            {
+                "path": f"{item.directory}/{lib.file}",
+                "soname": lib.soname,
+                "link_name": lib.link,
+                "symlinks": {f"{item.directory}/{name}": dest for name, dest in item.target.symlinks},
+                "needed": expected["needed"],
+                "rpath": expected["rpath"],
+                "runpath": expected["runpath"],
+                "api_version": native.ROCM_MODULE_VERSIONS.get(lib.link, 0),
+            }
+        )
     return {"root": "software", "modules": dict(sorted(modules.items()))}
 
 

@@ -26,6 +26,7 @@ import json
 import os
 import posixpath
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -586,7 +587,8 @@ def check_quirks_2026(p, root, manifest):
     for e in wheels:
         if e["project"] in TRITON_NAMES and _modern(e):
             arch = e["arch"]
-            compound = e["project"] != "triton-rocm"
+            # triton-rocm and pytorch-triton-rocm carry the plain linux_x86_64 tag.
+            compound = e["project"] not in ("triton-rocm", "pytorch-triton-rocm")
             want = f"manylinux_2_27_{arch}.manylinux_2_28_{arch}" if compound else f"linux_{arch}"
             listed = e["path"] in quirks.get("compound_tag", [])
             p.check(e["platform"] == want and listed == compound, e["filename"],
@@ -672,7 +674,306 @@ def check_torch_2026(p, e):
             "$ORIGIN/../../../.."), subject, "xpu RPATH")
     elif variant.startswith("rocm"):
         p.check("torch/lib/libamdhip64.so" in members, subject, "ROCm bundled in the wheel")
+        if variant in ROCM_STACK_VARIANTS:
+            check_rocm_stack_wheel(p, e)
     p.check(e["platform"].startswith("manylinux_2_28_"), subject, "manylinux_2_28")
+
+
+# -- torch 2.9.1's ROCm stack and the 2025a ROCm 6.4.1 modules ----------------------
+#
+# Against facts.ROCM_LIBRARIES (plain data) and pytorch .ci/manywheel/build_rocm.sh /
+# build_common.sh as written down here: every library under its link name with its own
+# SONAME, NEEDED of the bundle by link name, forced DT_RPATH $ORIGIN (torch/_C:
+# $ORIGIN:$ORIGIN/lib), the DEPS_AUX_DSTLIST data; the modules as an EasyBuild --rpath build
+# (DT_RPATH, $ORIGIN-relative), loading with LD_LIBRARY_PATH unset wherever they are.
+
+ROCM_STACK_VARIANTS = ("rocm6.3", "rocm6.4")
+ROCM_BY_LINK = {r.link: r for r in facts.ROCM_LIBRARIES}
+# What libtorch_hip.so of a real 2.9.1 ROCm wheel needs at least (by link name).
+TORCH_HIP_AT_LEAST = (
+    "libamdhip64.so", "librocblas.so", "libhipblas.so", "libhipblaslt.so", "libMIOpen.so",
+    "librccl.so", "libhipfft.so", "libhiprand.so", "libhipsparse.so", "libhipsolver.so",
+    "libroctx64.so", "libroctracer64.so", "libmagma.so",
+)
+EB_RPATH_HEAD = ["$ORIGIN", "$ORIGIN/../lib", "$ORIGIN/../lib64"]
+# hipRuntimeGetVersion / ncclGetVersion of the wheels' bundled HIP and RCCL.
+ROCM_STACK_NUMBERS = {"rocm6.3": (60342131, 22105, "6.3.42131"),
+                      "rocm6.4": (60443484, 22203, "6.4.43484")}
+
+
+def check_rocm_stack_wheel(p, e):
+    subject = f"rocm-stack:{e['filename']}"
+    variant = e["variant"]
+    members = e["elf_members"]
+    for lib in facts.ROCM_LIBRARIES:
+        m = members.get(f"torch/lib/{lib.link}")
+        if not p.check(m is not None, subject, f"torch/lib/{lib.link} is not bundled"):
+            continue
+        p.check(m["soname"] == lib.soname_for(variant), subject,
+                f"{lib.link}: SONAME {m['soname']}, want {lib.soname_for(variant)}")
+        p.check(m["needed"] == list(lib.needs) + ["libc.so.6"], subject,
+                f"{lib.link}: NEEDED {m['needed']}")
+    # build_common.sh: every torch/lib file gets DT_RPATH $ORIGIN and names the bundle by
+    # link name; torch/_C gets $ORIGIN:$ORIGIN/lib.
+    sonames = {r.soname_for(variant) for r in facts.ROCM_LIBRARIES} - set(ROCM_BY_LINK)
+    for name, m in members.items():
+        if name.startswith("torch/lib/"):
+            p.check(m["rpath"] == "$ORIGIN" and m["runpath"] is None, subject,
+                    f"{name}: RPATH {m['rpath']!r} RUNPATH {m['runpath']!r}, want DT_RPATH $ORIGIN")
+        bad = [n for n in m["needed"] if n in sonames]
+        p.check(not bad, subject, f"{name} needs {bad} by SONAME, not by the link name")
+    c_ext = [m for n, m in members.items() if n.startswith("torch/_C.")]
+    p.check(c_ext and all(m["rpath"] == "$ORIGIN:$ORIGIN/lib" and m["runpath"] is None
+                          for m in c_ext), subject, "torch/_C DT_RPATH $ORIGIN:$ORIGIN/lib")
+    hip = members.get("torch/lib/libtorch_hip.so", {}).get("needed", [])
+    missing = [n for n in TORCH_HIP_AT_LEAST if n not in hip]
+    p.check(not missing, subject, f"libtorch_hip.so lacks NEEDED {missing}")
+    for name, want in (("libtorch_cpu.so", "libgomp.so"), ("libc10_hip.so", "libamdhip64.so"),
+                       ("libtorch_global_deps.so", "libamdhip64.so")):
+        needed = members.get(f"torch/lib/{name}", {}).get("needed", [])
+        p.check(want in needed, subject, f"{name} must need {want}: {needed}")
+    # import torch loads libtorch_global_deps and _C: their NEEDED closure (names looked up
+    # in torch/lib, as the RPATH $ORIGIN does) must hold every bundled library.
+    seen, todo = set(), ["libtorch_global_deps.so"] + [m["needed"][0] for m in c_ext]
+    while todo:
+        name = todo.pop()
+        if name in seen or f"torch/lib/{name}" not in members:
+            continue
+        seen.add(name)
+        todo += members[f"torch/lib/{name}"]["needed"]
+    unreached = sorted(set(ROCM_BY_LINK) - seen)
+    p.check(not unreached, subject, f"import torch does not load {unreached}")
+
+
+def check_rocm_stack_files(p, root, manifest):
+    """The data files of the 2.9.1 ROCm wheels, and torchvision built against ROCm."""
+    for e in manifest["wheels"]:
+        if e["variant"] not in ROCM_STACK_VARIANTS:
+            continue
+        subject = f"rocm-stack:{e['filename']}"
+        if e["project"] == "torchvision":
+            m = e["elf_members"].get("torchvision/_C.so", {})
+            needed = m.get("needed", [])
+            p.check("libamdhip64.so.6" in needed and "libamdhip64.so" not in needed, subject,
+                    f"torchvision/_C.so must need libamdhip64.so.6 (the SONAME): {needed}")
+            p.check({"libc10.so", "libtorch_cpu.so", "libc10_hip.so", "libtorch_hip.so"}
+                    <= set(needed), subject, f"torchvision/_C.so NEEDED {needed}")
+            p.check(m.get("runpath") == "$ORIGIN/../torch/lib" and m.get("rpath") is None,
+                    subject, "torchvision/_C.so RUNPATH $ORIGIN/../torch/lib")
+            continue
+        if e["project"] != "torch":
+            continue
+        names = set(zipfile.ZipFile(os.path.join(root, e["path"])).namelist())
+        missing = [f for f in facts.ROCM_WHEEL_DATA if f not in names]
+        p.check(not missing, subject, f"data files missing: {missing}")
+        for directory in ("torch/lib/rocblas/library/", "torch/lib/hipblaslt/library/",
+                          "torch/lib/hipsparselt/library/", "torch/share/miopen/db/",
+                          "torch/share/rccl/msccl-algorithms/"):
+            p.check(any(n.startswith(directory) for n in names), subject, f"no {directory}")
+        p.check("torch/share/libdrm/amdgpu.ids" in names, subject, "no amdgpu.ids")
+        kdb = [n for n in names if re.fullmatch(r"torch/share/miopen/db/gfx942.*\.kdb", n)]
+        p.check(kdb, subject, "no torch/share/miopen/db/gfx942*.kdb")
+        arches = {a for n in names if "/library/" in n for a in re.findall(r"gfx[0-9a-f]+", n)}
+        p.check(arches <= {"gfx90a", "gfx942"}, subject, f"library files for {sorted(arches)}")
+
+
+def rocm_modules(manifest):
+    return {m: info for m, info in manifest["software"]["modules"].items() if info.get("rocm")}
+
+
+def check_rocm_modules(p, root, manifest):
+    """Layout of the ROCm modules (the generic check_software checks files, SONAMEs,
+    NEEDED and symlinks): exactly the table's modules, the link-name symlink chain, DT_RPATH
+    as an EasyBuild --rpath build that finds every NEEDED inside the tree, the data."""
+    modules = rocm_modules(manifest)
+    want = {r.module for r in facts.ROCM_LIBRARIES if r.module}
+    p.check(set(modules) == want, "rocm-modules", f"modules differ: {sorted(set(modules) ^ want)}")
+    by_soname = {}
+    for module, info in modules.items():
+        for lib in info["libraries"]:
+            by_soname[lib["soname"]] = lib
+    provided = {r.link: r for r in facts.ROCM_LIBRARIES if r.module}
+    for module, info in sorted(modules.items()):
+        p.check(info["rocm"] == "6.4.1" and info.get("cuda") is None, module, "rocm 6.4.1")
+        links = {lib["link_name"] for lib in info["libraries"]}
+        p.check(links == {r.link for r in provided.values() if r.module == module}, module,
+                f"libraries {sorted(links)}")
+        for lib in info["libraries"]:
+            subject = lib["path"]
+            r = provided.get(lib["link_name"])
+            if r is None:
+                continue
+            directory = posixpath.dirname(lib["path"])
+            p.check(directory == f"software/{module}/{r.libdir}", subject, "libdir")
+            p.check(lib["soname"] == r.soname, subject, f"SONAME {lib['soname']}")
+            p.check(posixpath.basename(lib["path"]) == r.file, subject, "file name")
+            link = os.path.join(root, directory, r.link)
+            p.check(os.path.islink(link) and os.readlink(link) == r.soname, subject,
+                    f"{r.link} must be a symlink to {r.soname}")
+            p.check(os.path.realpath(link) == os.path.realpath(os.path.join(root, lib["path"])),
+                    subject, f"{r.link} does not resolve to the library")
+            with open(os.path.join(root, lib["path"]), "rb") as handle:
+                actual = elf_info(handle.read(), {})
+            entries = (actual["rpath"] or "").split(":")
+            p.check(actual["runpath"] is None and entries[:3] == EB_RPATH_HEAD, subject,
+                    f"DT_RPATH {actual['rpath']!r} RUNPATH {actual['runpath']!r}")
+            p.check(actual["rpath"] == lib["rpath"], subject, "RPATH differs from MANIFEST")
+            dirs = []
+            for entry in entries:
+                ok = entry == "$ORIGIN" or entry.startswith("$ORIGIN/")
+                p.check(ok, subject, f"RPATH entry {entry!r} is not relative to $ORIGIN")
+                relative = entry[len("$ORIGIN/"):] if entry != "$ORIGIN" else "."
+                dirs.append(os.path.normpath(os.path.join(root, directory, relative)))
+            for needed in actual["needed"]:
+                if needed == "libc.so.6":
+                    continue
+                p.check(needed in by_soname, subject, f"NEEDED {needed} is no module library's SONAME")
+                found = [d for d in dirs if os.path.isfile(os.path.join(d, needed))]
+                p.check(found, subject, f"NEEDED {needed} is in none of its RPATH directories")
+        for path in info.get("data", []):
+            full = os.path.join(root, path)
+            p.check(os.path.isfile(full) and not os.path.islink(full), module, f"data file {path} missing")
+    for module, (wheel_dir, module_dir, names) in facts.ROCM_MODULE_DATA.items():
+        info = modules.get(module, {})
+        have = {posixpath.basename(d) for d in info.get("data", [])
+                if posixpath.dirname(d) == f"software/{module}/{module_dir}"}
+        p.check(have == set(names), module, f"{module_dir} holds {sorted(have)}")
+        carried = {posixpath.basename(f) for f in facts.ROCM_WHEEL_DATA
+                   if posixpath.dirname(f) == wheel_dir}
+        p.check(carried and carried <= have, module,
+                f"{module_dir} lacks the wheel's {sorted(carried - have)} of {wheel_dir}")
+
+
+ROCM_LOAD_SCRIPT = """
+import ctypes, json, os, sys
+out = {}
+for path in json.loads(sys.argv[1]):
+    lib = ctypes.CDLL(path)
+    lib.sample_library_path.restype = ctypes.c_char_p
+    lib.sample_library_build.restype = ctypes.c_char_p
+    out[path] = [os.path.realpath(lib.sample_library_path().decode()),
+                 lib.sample_library_build().decode()]
+mapped = sorted({os.path.realpath(line.split()[-1]) for line in open("/proc/self/maps")
+                 if len(line.split()) >= 6 and ".so" in line.split()[-1]})
+print(json.dumps({"loaded": out, "mapped": mapped}))
+"""
+
+
+def check_rocm_modules_load(p, root, manifest, python):
+    """Each ROCm module library dlopened by its link name's path with LD_LIBRARY_PATH unset
+    loads, and everything it pulls in comes from the modules: from the tree and from a copy
+    of the modules elsewhere (their RPATHs are relative to $ORIGIN)."""
+    modules = rocm_modules(manifest)
+    with tempfile.TemporaryDirectory() as elsewhere:
+        copy = os.path.join(elsewhere, "moved", "software")
+        for module in modules:
+            shutil.copytree(os.path.join(root, "software", module), os.path.join(copy, module),
+                            symlinks=True)
+        for base in (os.path.join(root, "software"), copy):
+            paths, owner = [], {}
+            for module, info in sorted(modules.items()):
+                for lib in info["libraries"]:
+                    rel = posixpath.join(posixpath.dirname(lib["path"]), lib["link_name"])
+                    path = os.path.join(base, rel[len("software/"):])
+                    paths.append(path)
+                    owner[path] = (module, os.path.realpath(os.path.join(base, lib["path"][len("software/"):])))
+            env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+            env.pop("LD_LIBRARY_PATH", None)
+            subject = f"rocm-modules-load:{'tree' if base != copy else 'copy'}"
+            result = subprocess.run([python, "-c", ROCM_LOAD_SCRIPT, json.dumps(paths)], env=env,
+                                    capture_output=True, text=True, cwd=elsewhere)
+            if not p.check(result.returncode == 0, subject, f"loading failed:\n{result.stderr}"):
+                continue
+            answer = json.loads(result.stdout)
+            for path, (where, build) in answer["loaded"].items():
+                module, real = owner[path]
+                p.check(where == real, subject, f"{path} reports {where}")
+                p.check(f"EasyBuild module {module}" in build, subject, f"{path} says {build!r}")
+            stand_ins = [m for m in answer["mapped"] if "/software/" in m or "/torch/" in m]
+            outside = [m for m in stand_ins if not m.startswith(os.path.realpath(base) + "/")]
+            p.check(not outside, subject, f"mapped from outside the modules: {outside}")
+            p.check(len(stand_ins) == len(paths), subject,
+                    f"{len(stand_ins)} libraries mapped for {len(paths)}")
+            p.imports += 1
+
+
+ROCM_STACK_SCRIPT = """
+import ctypes, json, os, sys
+import torch, torchvision
+want = json.loads(sys.argv[1])
+lib_dir = os.path.join(os.path.dirname(torch.__file__), "lib")
+assert torch.__version__ == want["version"], torch.__version__
+assert torch._C._build_version() == want["version"]
+assert torch.version.hip == want["hip"], torch.version.hip
+assert torch.cuda.is_available() is False and torch.cuda.device_count() == 0
+assert torch.cuda.runtime_version() == want["runtime"], torch.cuda.runtime_version()
+assert torch._C._nccl_version() == want["rccl"], torch._C._nccl_version()
+assert torch._C._library_check() > 0, torch._C._library_check()
+assert torchvision._cuda_version() == want["runtime"], torchvision._cuda_version()
+before = open("/proc/self/maps").read()
+found = {}
+for name in want["libraries"]:
+    lib = ctypes.CDLL(name)  # the loaded one: import torch loaded it under this name
+    lib.sample_library_path.restype = ctypes.c_char_p
+    lib.sample_library_build.restype = ctypes.c_char_p
+    found[name] = [os.path.realpath(lib.sample_library_path().decode()),
+                   lib.sample_library_build().decode()]
+mapped = sorted({os.path.realpath(line.split()[-1]) for line in open("/proc/self/maps")
+                 if len(line.split()) >= 6 and ".so" in line.split()[-1]})
+assert open("/proc/self/maps").read().count(".so") == before.count(".so"), "dlopen loaded more"
+print(json.dumps({"found": found, "mapped": mapped, "lib_dir": os.path.realpath(lib_dir)}))
+"""
+
+
+def check_rocm_stack_import(p, root, manifest, python, torch_entry, companions):
+    """import torch (and torchvision) of a 2.9.1 ROCm wheel loads every bundled library from
+    torch/lib; for rocm6.4 also with the bundled copies that the ROCm 6.4.1 modules provide
+    deleted and the modules' directories on LD_LIBRARY_PATH (what a relink onto the modules
+    does by RPATH), each of those then loaded from its module."""
+    variant = torch_entry["variant"]
+    runtime, rccl, hip = ROCM_STACK_NUMBERS[variant]
+    modules = rocm_modules(manifest)
+    module_of = {lib["link_name"]: (m, lib) for m, info in modules.items() for lib in info["libraries"]}
+    rounds = [False] + ([True] if variant == "rocm6.4" else [])
+    for substituted in rounds:
+        subject = f"import:{torch_entry['filename']}" + (" onto the ROCm modules" if substituted else "")
+        with tempfile.TemporaryDirectory() as site:
+            for e in [torch_entry] + companions:
+                zipfile.ZipFile(os.path.join(root, e["path"])).extractall(site)
+                for member in e["elf_members"]:
+                    os.chmod(os.path.join(site, member), 0o755)
+            env = dict(os.environ, PYTHONPATH=site, PYTHONDONTWRITEBYTECODE="1")
+            env.pop("LD_LIBRARY_PATH", None)
+            want = {"version": torch_entry["version"], "hip": hip, "runtime": runtime, "rccl": rccl,
+                    "libraries": sorted(ROCM_BY_LINK)}
+            if substituted:
+                for link in module_of:
+                    os.remove(os.path.join(site, "torch", "lib", link))
+                dirs = sorted({os.path.join(root, posixpath.dirname(lib["path"]))
+                               for _, lib in module_of.values()})
+                env["LD_LIBRARY_PATH"] = ":".join(dirs)
+                want["runtime"] = module_of["libamdhip64.so"][1]["api_version"]
+                want["rccl"] = module_of["librccl.so"][1]["api_version"]
+            result = subprocess.run([python, "-c", ROCM_STACK_SCRIPT, json.dumps(want)], env=env,
+                                    capture_output=True, text=True, cwd=site)
+            if not p.check(result.returncode == 0, subject, f"import failed:\n{result.stderr}"):
+                continue
+            answer = json.loads(result.stdout)
+            lib_dir = answer["lib_dir"]
+            for link, (where, build) in sorted(answer["found"].items()):
+                if substituted and link in module_of:
+                    module, lib = module_of[link]
+                    real = os.path.realpath(os.path.join(root, lib["path"]))
+                    p.check(where == real and f"EasyBuild module {module}" in build, subject,
+                            f"{link} from {where} ({build!r}), want the module's {real}")
+                else:
+                    p.check(where == os.path.join(lib_dir, link) and "bundled in torch" in build,
+                            subject, f"{link} from {where} ({build!r}), want torch/lib")
+            software = os.path.realpath(os.path.join(root, "software")) + "/"
+            from_modules = [m for m in answer["mapped"] if m.startswith(software)]
+            p.check(len(from_modules) == (len(module_of) if substituted else 0), subject,
+                    f"{len(from_modules)} libraries mapped from the modules")
+            p.imports += 1
 
 
 # -- the facts table (samplegen/facts.py) -----------------------------------------
@@ -801,13 +1102,15 @@ def check_facts(p, manifest):
             met = any(e["project"] == req.name and e["python"] == python and e["arch"] == cell.arch
                       and Version(e["version"]) in req.specifier for e in root)
             p.check(met, f"facts:{key[1]}", f"no root-level file meets {text}")
+    # triton-rocm from 2.10 on; 2.9.1 still pytorch-triton-rocm.
     for release in MODERN_RELEASES:
+        want = "triton-rocm" if Version(release.version) >= Version("2.10") else "pytorch-triton-rocm"
         for row in release.rows:
             for text in row.requires:
                 if row.variant.startswith("rocm"):
                     name = Requirement(text).name
-                    p.check(name == "triton-rocm", subject,
-                            f"{release.version} {row.variant} requires {name}, not triton-rocm")
+                    p.check(name == want, subject,
+                            f"{release.version} {row.variant} requires {name}, not {want}")
 
     # links without #sha256=: exactly the table's.
     want_hashless = {name for name, _, _ in facts.HASHLESS_FILES}
@@ -1131,6 +1434,9 @@ def check_imports(p, root, manifest, python):
         want = set(paired) if tag in release.domain_pythons else set()
         p.check({e["project"] for e in companions} == want and len(companions) == len(want),
                 subject, f"domain libraries {sorted(e['filename'] for e in companions)}")
+        if variant in ROCM_STACK_VARIANTS:
+            check_rocm_stack_import(p, root, manifest, python, torch_entry, companions)
+            continue
         with tempfile.TemporaryDirectory() as site:
             for e in [torch_entry] + companions:
                 zipfile.ZipFile(os.path.join(root, e["path"])).extractall(site)
@@ -1268,6 +1574,8 @@ def main(argv=None) -> int:
     for entry in manifest["wheels"] + manifest.get("variant_wheels", []):
         check_wheel(p, root, entry, elf_cache)
     check_software(p, root, manifest, elf_cache)
+    check_rocm_modules(p, root, manifest)
+    check_rocm_stack_files(p, root, manifest)
     check_quirks(p, manifest)
     check_quirks_2026(p, root, manifest)
     check_facts(p, manifest)
@@ -1286,6 +1594,7 @@ def main(argv=None) -> int:
     if not args.no_import:
         for python in args.python or [sys.executable]:
             check_imports(p, root, manifest, python)
+        check_rocm_modules_load(p, root, manifest, (args.python or [sys.executable])[0])
     for note in p.notes:
         print(f"note: {note}")
     for item in p.items:

@@ -76,6 +76,8 @@ PrefixInstallResult install_into_prefix(const PrefixInstallRequest& request, Rep
   if (request.relink && request.rocm && request.rocm->relinked)
     result.rocm_removed =
         drop_module_provided_rocm(staging.dir(), site, *request.rocm, result.wheels);
+  if (request.relink && request.rocm)
+    result.rocm_links = link_bundled_sonames(staging.dir(), site, result.wheels);
 
   const auto owned = owners(result.wheels);
   std::future<void> rehashed;

@@ -16,6 +16,7 @@
 #include "core/timings.hpp"
 #include "core/tree_walk.hpp"
 #include "core/unique_fd.hpp"
+#include "dist_info.hpp"
 #include "elf/elf_file.hpp"
 #include "prefix/staging.hpp"
 #include "rocm_drop.hpp"
@@ -240,6 +241,23 @@ RelinkReport relink_prefix(const fs::path& given, const RelinkOptions& options,
             .patchelf = options.patchelf, .dry_run = options.dry_run, .unmapped = options.staging});
   }
 
+  // An installed prefix's RECORD stays true to the edited libraries (install keeps its own
+  // staged RECORDs so, and re-hashes beside its check).
+  if (!options.dry_run && !options.staging) {
+    const auto wheels = installed_wheels(prefix, site_packages);
+    for (const auto& installed : wheels) {
+      std::vector<std::string> changed;
+      for (const auto& file : report.files) {
+        if (file.edit.method == elf::EditMethod::unchanged) continue;
+        const auto relative =
+            (prefix / file.file).lexically_relative(site_packages).generic_string();
+        if (std::ranges::any_of(installed.record,
+                                [&](const auto& entry) { return entry.path == relative; }))
+          changed.push_back(relative);
+      }
+      if (!changed.empty()) add_to_record(prefix, installed.dist_info, site_packages, changed);
+    }
+  }
   return report;
 }
 

@@ -1,5 +1,6 @@
 #include "rocm_drop.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <system_error>
@@ -9,6 +10,7 @@
 #include "dist_info.hpp"
 #include "elf/elf_file.hpp"
 #include "pep/record.hpp"
+#include "prefix/relink.hpp"
 
 namespace wheelmod::prefix {
 
@@ -69,6 +71,14 @@ std::vector<std::string> drop_module_provided_rocm(
     if (!fs::remove(bundled, error) && error)
       throw IoError(bundled.string(), "cannot remove the bundled copy: " + error.message());
     removed.insert(relative.generic_string());
+    // The SONAME link an install made beside it (link_bundled_sonames) goes with it.
+    for (const auto& entry : fs::directory_iterator(bundled.parent_path(), error)) {
+      std::error_code link_error;
+      if (entry.is_symlink(link_error) &&
+          fs::read_symlink(entry.path(), link_error) == library.file &&
+          fs::remove(entry.path(), link_error))
+        removed.insert((k_torch_lib / entry.path().filename()).generic_string());
+    }
     for (const auto& data : library.wheel_data) {
       const fs::path directory = site_packages / data;
       if (!fs::is_directory(fs::symlink_status(directory, error))) continue;
@@ -101,6 +111,53 @@ std::vector<std::string> drop_module_provided_rocm(
     if (!rows.empty()) remove_from_record(root, installed.dist_info, site_packages, rows);
   }
   return {removed.begin(), removed.end()};
+}
+
+}  // namespace wheelmod::prefix
+
+namespace wheelmod::prefix {
+
+std::vector<std::string> link_bundled_sonames(const fs::path& root, const fs::path& site_packages,
+                                              const std::vector<wheel::InstalledWheel>& wheels) {
+  const fs::path lib = site_packages / k_torch_lib;
+  // Every library torch/lib holds under a link name (libX.so) that carries another SONAME: the
+  // table's and any other (a generation without a ROCm table, a newer ROCm's additions).
+  std::map<std::string, std::string> by_soname;  // SONAME -> the file in torch/lib
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(lib, error)) {
+    const auto name = entry.path().filename().string();
+    std::error_code status_error;
+    if (!name.ends_with(".so") || !fs::is_regular_file(entry.symlink_status(status_error)))
+      continue;
+    const auto soname = soname_of(entry.path());
+    if (soname && *soname != name && soname->find('/') == std::string::npos &&
+        soname->starts_with(name.substr(0, name.size() - 3)) &&
+        !fs::exists(fs::symlink_status(lib / *soname, status_error)))
+      by_soname.emplace(*soname, name);
+  }
+  if (by_soname.empty()) return {};
+  std::set<std::string> wanted;
+  for (const auto& file : elf_files_with_dynamic(site_packages))
+    for (const auto& needed : file.info.needed)
+      if (by_soname.contains(needed)) wanted.insert(needed);
+  std::vector<std::string> made;
+  for (const auto& soname : wanted) {
+    fs::create_symlink(by_soname.at(soname), lib / soname, error);
+    if (error) throw IoError((lib / soname).string(), "cannot make the link: " + error.message());
+    made.push_back((k_torch_lib / soname).generic_string());
+  }
+  // Each link joins the RECORD of the wheel whose library it names.
+  for (const auto& installed : wheels) {
+    std::vector<std::string> rows;
+    for (const auto& soname : wanted) {
+      const auto target = (k_torch_lib / by_soname.at(soname)).generic_string();
+      if (std::ranges::any_of(installed.record,
+                              [&](const auto& entry) { return entry.path == target; }))
+        rows.push_back((k_torch_lib / soname).generic_string());
+    }
+    if (!rows.empty()) add_to_record(root, installed.dist_info, site_packages, rows);
+  }
+  return made;
 }
 
 }  // namespace wheelmod::prefix

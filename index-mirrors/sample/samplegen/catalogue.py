@@ -44,6 +44,9 @@ class Accelerator:
     rccl_api_version: int = 22005  # ncclGetVersion() of the bundled librccl
     xpu: str | None = None  # torch.version.xpu
     rocm: str | None = None  # torch.version.rocm (2.12's version.py has it)
+    # The wheels bundle every library of facts.ROCM_LIBRARIES (torch 2.9.1), not only
+    # the five of rocm_bundled.
+    rocm_stack: bool = False
 
     @property
     def cuda_major(self) -> int | None:
@@ -56,6 +59,27 @@ ACCELERATORS = {
     "cu126": Accelerator("cu126", "cuda", cuda="12.6", eb_cuda="12.6.0"),
     # HIP_VERSION = major * 10^7 + minor * 10^5 + patch for 6.2.41134.
     "rocm6.2.4": Accelerator("rocm6.2.4", "rocm", hip="6.2.41134", hip_api_version=60241134),
+    # torch 2.9.1's ROCm builds bundle the whole ROCm stack under its link names
+    # (native.rocm_stack_members; facts.ROCM_LIBRARIES). HIP of the build images' ROCm
+    # point release (recalled: 6.3.0 and 6.4.2; not known here), RCCL 2.21.5 / 2.22.3.
+    "rocm6.3": Accelerator(
+        "rocm6.3",
+        "rocm",
+        hip="6.3.42131",
+        hip_api_version=60342131,
+        rccl_api_version=22105,
+        rocm="6.3.0",
+        rocm_stack=True,
+    ),
+    "rocm6.4": Accelerator(
+        "rocm6.4",
+        "rocm",
+        hip="6.4.43484",
+        hip_api_version=60443484,
+        rccl_api_version=22203,
+        rocm="6.4.2",
+        rocm_stack=True,
+    ),
     # The 2026 generation (README "Contents"). The CUDA 12 builds link the
     # 2025b module set (CUDA 12.9.1), the CUDA 13 ones the 2026.1 set
     # (CUDA 13.3.0, whose libraries are NVIDIA's real CUDA 13.0 wheels where

@@ -727,7 +727,258 @@ R2_14_0 = Release(
     ),
 )
 
-RELEASES = (R2_5_1, R2_6_0, R2_10_0, R2_12_0, R2_12_1, R2_13_0, R2_14_0)
+# -- 2025: torch 2.9.1's ROCm builds -------------------------------------------------------
+#
+# Only the rocm6.3 and rocm6.4 directories of 2.9.1 are modelled (the release also has cpu,
+# cu126, cu128, cu130 and a torchaudio 2.9.1, left out: nothing here needs them). What the
+# wheels bundle and how is build_rocm.sh / build_common.sh; the library table below.
+
+BUILD_ROCM = (
+    "pytorch .ci/manywheel/build_rocm.sh (ROCM_SO_FILES, with librocprofiler-register >= 6.1 and "
+    "librocm-core >= 6.2; OS_SO_PATHS on AlmaLinux; DEPS_AUX_DSTLIST; FORCE_RPATH=--force-rpath) "
+    "and build_common.sh (ROCm: fname_without_so_number, replace_needed_sofiles, RPATH $ORIGIN "
+    "for torch/lib, $ORIGIN:$ORIGIN/lib for torch/*.so)"
+)
+ROCM_2_9_1_FILES = (
+    "torch-2.9.1+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl on download.pytorch.org "
+    "(research/pytorch-index.md 2.1); torch==2.9.1+rocm6.3 / +rocm6.4 with torchvision==0.24.1 "
+    "and pytorch-triton-rocm==3.5.1 pinned together in public projects' install scripts"
+)
+TRITON_ROCM_3_5_1 = (
+    "download.pytorch.org/whl/pytorch_triton_rocm-3.5.1-cp313-cp313-linux_x86_64.whl (root-level "
+    "file with the plain linux_x86_64 tag, quoted from the live index in a public project)"
+)
+PT_MATRIX_2_9 = (
+    "pytorch/test-infra generate_binary_build_matrix.py at 2.9 (ROCM_ARCHES 6.3, 6.4; Python "
+    "3.10-3.14), research/pytorch-index.md 1.8"
+)
+# 2.7.1's pure dependencies (uv#14237's curl of its METADATA) with the lower bounds of the
+# 2026 METADATA; `setuptools; python_version >= "3.12"` as the 2.7-2.10 METADATA quoted
+# publicly have it.
+HEAD_2_9 = (
+    "filelock",
+    "typing-extensions>=4.10.0",
+    'setuptools; python_version >= "3.12"',
+    "sympy>=1.13.3",
+    "networkx>=2.5.1",
+    "jinja2",
+    "fsspec>=0.8.5",
+)
+CP310_314 = ("cp310", "cp311", "cp312", "cp313", "cp314")
+ROCM_2_9_INFERRED = (
+    "the marker of the pytorch-triton-rocm line (binary_populate_env.sh's TRITON_CONSTRAINT for "
+    "ROCm, x86_64 only); the ROCm point release of the build image (the sample says HIP "
+    "{hip}, recalled)"
+)
+
+R2_9_1 = Release(
+    version="2.9.1",
+    date="2025-11",
+    vision="0.24.1",
+    audio=None,
+    requires_python=">=3.10",
+    triton="3.5.1",
+    pythons=CP310_314,
+    domain_pythons=CP310_314,
+    head=HEAD_2_9,
+    tail=(),
+    extras=EXTRAS_2026,
+    sources=(RELEASE_MD, PT_MATRIX_2_9, VISION_README, ROCM_2_9_1_FILES, BUILD_ROCM),
+    inferred="only the ROCm directories are modelled, and no torchaudio (2.9.1 exists, nothing "
+    "here needs it); the pure dependencies and extras (2.7.1's names with the 2026 lower bounds, "
+    "pyyaml among the extras), Metadata-Version 2.4 and the field order of the 2026 generation",
+    rows=(
+        Row(
+            "rocm6.3",
+            m28("rocm6.3", "x86_64"),
+            m28("rocm6.3", "x86_64"),
+            (f"pytorch-triton-rocm==3.5.1; {LINUX_X86_64}",),
+            sources=(PT_MATRIX_2_9, ROCM_2_9_1_FILES, POPULATE_ENV, BUILD_ROCM),
+            inferred=ROCM_2_9_INFERRED.format(hip="6.3.42131, ROCm 6.3.0")
+            + "; the SONAMEs of ROCm 6.3 (ROCM_LIBRARIES soname_6_3)",
+        ),
+        Row(
+            "rocm6.4",
+            m28("rocm6.4", "x86_64"),
+            m28("rocm6.4", "x86_64"),
+            (f"pytorch-triton-rocm==3.5.1; {LINUX_X86_64}",),
+            sources=(PT_MATRIX_2_9, ROCM_2_9_1_FILES, POPULATE_ENV, BUILD_ROCM),
+            inferred=ROCM_2_9_INFERRED.format(hip="6.4.43484, ROCm 6.4.2"),
+        ),
+    ),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class RocmLibrary:
+    """One library torch 2.9.1's ROCm wheels bundle (build_rocm.sh ROCM_SO_FILES and
+    OS_SO_PATHS), and the 2025a EasyBuild module that provides it (config/eb-dependencies.yaml,
+    generation 2025a, `rocm:`; easybuild-easyconfigs develop@9ba1c10)."""
+
+    link: str  # its file name in torch/lib: the link name (build_common.sh fname_without_so_number)
+    soname: str  # its DT_SONAME in ROCm 6.4, which the rename keeps
+    # The bundled libraries it links, by link name (DT_NEEDED as replace_needed_sofiles leaves
+    # them). Inferred: plausible edges of the real libraries, the sample's own.
+    needs: tuple[str, ...] = ()
+    module: str | None = None  # None: no 2025a module provides it
+    libdir: str = "lib"
+    file: str | None = None  # the module's regular file (recalled file versions, see README)
+    soname_6_3: str | None = None  # ROCm 6.3's SONAME where it differs (recalled)
+
+    @property
+    def ident(self) -> str:
+        """Its name in C (sample_check_<ident>): libhsa-runtime64.so -> hsa_runtime64."""
+        return self.link[3:-3].replace("-", "_")
+
+    def soname_for(self, variant: str) -> str:
+        return self.soname_6_3 if variant == "rocm6.3" and self.soname_6_3 else self.soname
+
+
+_R = "rocm-compilers-19.0.0-ROCm-6.4.1"
+_GCC = "GCCcore-14.2.0"
+_HIP = f"HIP/6.4.1-{_R}"
+_LLVM = f"ROCm-LLVM/19.0.0-{_GCC}-ROCm-6.4.1"
+_TRACER = f"rocTracer/4.1.0-{_R}"
+_DRM = f"libdrm/2.4.125-{_GCC}"
+# In the order of build_rocm.sh's ROCM_SO_FILES, then OS_SO_PATHS. File versions: ROCm's
+# <SOVERSION>.<ROCm version number> pattern (60401 for 6.4.1), HIP 6.4.43483, the OS libraries'
+# usual names (elfutils installs libelf-0.193.so); recalled, only the SONAMEs are read by anyone.
+ROCM_LIBRARIES = (
+    RocmLibrary("libMIOpen.so", "libMIOpen.so.1",
+                ("libamdhip64.so", "librocblas.so", "libhipblaslt.so", "libamd_comgr.so",
+                 "libhiprtc.so", "libroctx64.so")),
+    RocmLibrary("libamdhip64.so", "libamdhip64.so.6",
+                ("libhsa-runtime64.so", "libamd_comgr.so", "librocprofiler-register.so"),
+                _HIP, file="libamdhip64.so.6.4.43483"),
+    RocmLibrary("libhipblas.so", "libhipblas.so.2",
+                ("librocblas.so", "librocsolver.so", "libamdhip64.so"),
+                f"hipBLAS/2.4.0-{_R}", file="libhipblas.so.2.4.60401"),
+    RocmLibrary("libhipfft.so", "libhipfft.so.0", ("librocfft.so", "libamdhip64.so"),
+                f"hipFFT/1.0.18-{_R}-nompi", file="libhipfft.so.0.1.60401"),
+    RocmLibrary("libhiprand.so", "libhiprand.so.1", ("librocrand.so", "libamdhip64.so"),
+                f"hipRAND/2.13.0-{_R}", file="libhiprand.so.1.1.60401"),
+    RocmLibrary("libhipsolver.so", "libhipsolver.so.0",
+                ("librocsolver.so", "librocblas.so", "librocsparse.so", "libamdhip64.so")),
+    RocmLibrary("libhipsparse.so", "libhipsparse.so.1", ("librocsparse.so", "libamdhip64.so"),
+                f"hipSPARSE/3.2.0-{_R}", file="libhipsparse.so.1.1.0.60401"),
+    RocmLibrary("libhsa-runtime64.so", "libhsa-runtime64.so.1",
+                ("libelf.so", "libdrm.so", "libdrm_amdgpu.so", "libnuma.so"),
+                _LLVM, file="libhsa-runtime64.so.1.15.60401"),
+    RocmLibrary("libamd_comgr.so", "libamd_comgr.so.3", ("libtinfo.so",),
+                _LLVM, file="libamd_comgr.so.3.0.60401", soname_6_3="libamd_comgr.so.2"),
+    RocmLibrary("libmagma.so", "libmagma.so",
+                ("libamdhip64.so", "libhipblas.so", "libhipsparse.so", "libgomp.so")),
+    RocmLibrary("librccl.so", "librccl.so.1",
+                ("libamdhip64.so", "libhsa-runtime64.so", "librocm_smi64.so"),
+                f"RCCL/2.22.3-{_R}", file="librccl.so.1.0.60401"),
+    RocmLibrary("librocblas.so", "librocblas.so.4", ("libamdhip64.so", "libgomp.so"),
+                f"rocBLAS/4.4.0-{_R}", file="librocblas.so.4.4.60401"),
+    RocmLibrary("librocfft.so", "librocfft.so.0", ("libamdhip64.so", "libhiprtc.so"),
+                f"rocFFT/1.0.32-{_R}-nompi", file="librocfft.so.0.1.60401"),
+    RocmLibrary("librocm_smi64.so", "librocm_smi64.so.7", ("librocm-core.so",),
+                f"rocm-smi/7.6.0-{_GCC}-ROCm-6.4.1", file="librocm_smi64.so.7.6.0"),
+    RocmLibrary("librocrand.so", "librocrand.so.1", ("libamdhip64.so",),
+                f"rocRAND/3.3.0-{_R}", file="librocrand.so.1.1.60401"),
+    RocmLibrary("librocsolver.so", "librocsolver.so.0",
+                ("librocblas.so", "librocsparse.so", "libamdhip64.so"),
+                f"rocSOLVER/3.28.0-{_R}", file="librocsolver.so.0.5.60401"),
+    RocmLibrary("librocsparse.so", "librocsparse.so.1", ("libamdhip64.so",),
+                f"rocSPARSE/3.4.0-{_R}", file="librocsparse.so.1.0.60401"),
+    RocmLibrary("libroctracer64.so", "libroctracer64.so.4", ("libhsa-runtime64.so",),
+                _TRACER, file="libroctracer64.so.4.1.60401"),
+    RocmLibrary("libroctx64.so", "libroctx64.so.4", (), _TRACER, file="libroctx64.so.4.1.60401"),
+    RocmLibrary("libhipblaslt.so", "libhipblaslt.so.0", ("libamdhip64.so", "libroctx64.so"),
+                f"hipBLASLt/0.12.1-{_R}", file="libhipblaslt.so.0.12.60401"),
+    RocmLibrary("libhipsparselt.so", "libhipsparselt.so.0", ("libamdhip64.so",),
+                f"hipSPARSELt/3.2.0-{_R}", file="libhipsparselt.so.0.2.60401"),
+    RocmLibrary("libhiprtc.so", "libhiprtc.so.6", ("libamd_comgr.so",),
+                _HIP, file="libhiprtc.so.6.4.43483"),
+    RocmLibrary("librocprofiler-register.so", "librocprofiler-register.so.0", (),
+                f"rocprofiler-register/0.4.0-{_GCC}-ROCm-6.4.1",
+                file="librocprofiler-register.so.0.4.0"),
+    RocmLibrary("librocm-core.so", "librocm-core.so.1", (),
+                f"rocm-core/6.4.0-{_GCC}-ROCm-6.4.1", file="librocm-core.so.1.0.60401"),
+    RocmLibrary("libgomp.so", "libgomp.so.1", (), "GCCcore/14.2.0", "lib64", "libgomp.so.1.0.0"),
+    RocmLibrary("libnuma.so", "libnuma.so.1", (), f"numactl/2.0.19-{_GCC}",
+                file="libnuma.so.1.0.0"),
+    RocmLibrary("libelf.so", "libelf.so.1", (), f"elfutils/0.193-{_GCC}", file="libelf-0.193.so"),
+    RocmLibrary("libtinfo.so", "libtinfo.so.6", (), f"ncurses/6.5-{_GCC}", file="libtinfo.so.6.5"),
+    RocmLibrary("libdrm.so", "libdrm.so.2", (), _DRM, file="libdrm.so.2.4.0"),
+    RocmLibrary("libdrm_amdgpu.so", "libdrm_amdgpu.so.1", ("libdrm.so",), _DRM,
+                file="libdrm_amdgpu.so.1.0.0"),
+)
+ROCM_SOURCES = (BUILD_ROCM, "config/eb-dependencies.yaml 2025a rocm: (SONAMEs and modules)")
+ROCM_INFERRED = (
+    "the NEEDED edges between the bundled libraries (plausible, the sample's own); the module "
+    "libraries' file versions; libamd_comgr.so.2 for ROCm 6.3 (comgr 3.0 came with ROCm 6.4), "
+    "recalled"
+)
+
+# What the torch libraries of 2.9.1's ROCm builds link from the bundle (by link name).
+TORCH_HIP_NEEDS_2_9 = (
+    "libamdhip64.so", "libhiprtc.so", "librocblas.so", "libhipblas.so", "libhipblaslt.so",
+    "libMIOpen.so", "librccl.so", "libhipfft.so", "libhiprand.so", "libhipsparse.so",
+    "libhipsparselt.so", "libhipsolver.so", "libroctx64.so", "libroctracer64.so", "libmagma.so",
+)
+TORCH_CPU_NEEDS_2_9 = ("libgomp.so",)  # OpenMP
+GLOBAL_DEPS_NEEDS_2_9 = ("libamdhip64.so",)
+
+# The data files of DEPS_AUX_DSTLIST in the wheels (a few per directory, for the
+# PYTORCH_ROCM_ARCH entries gfx90a and gfx942; hipSPARSELt's only for gfx942, its other files
+# are commented out in build_rocm.sh). File names in the style of the real ones, the sample's.
+ROCM_WHEEL_DATA = (
+    "torch/lib/rocblas/library/Kernels.so-000-gfx90a-xnack-.hsaco",
+    "torch/lib/rocblas/library/Kernels.so-000-gfx942.hsaco",
+    "torch/lib/rocblas/library/TensileLibrary_lazy_gfx90a.dat",
+    "torch/lib/rocblas/library/TensileLibrary_lazy_gfx942.dat",
+    "torch/lib/hipblaslt/library/TensileLibrary_lazy_gfx90a.dat",
+    "torch/lib/hipblaslt/library/TensileLibrary_lazy_gfx942.dat",
+    "torch/lib/hipblaslt/library/extop_gfx90a.co",
+    "torch/lib/hipblaslt/library/extop_gfx942.co",
+    "torch/lib/hipblaslt/library/hipblasltExtOpLibrary.dat",
+    "torch/lib/hipsparselt/library/Kernels.so-000-gfx942.hsaco",
+    "torch/lib/hipsparselt/library/TensileLibrary_lazy_gfx942.dat",
+    "torch/share/libdrm/amdgpu.ids",
+    "torch/share/miopen/db/gfx90a68.kdb",
+    "torch/share/miopen/db/gfx942130.HIP.fdb.txt",
+    "torch/share/miopen/db/gfx942130.kdb",
+    "torch/share/rccl/msccl-algorithms/allgather-allpairs-8n-ll-mi300.xml",
+    "torch/share/rccl/msccl-algorithms/allreduce-allpairs-8n-ll-mi300.xml",
+)
+# The modules' own data directories (config/eb-dependencies.yaml `wheel_data` -> `data`):
+# module -> (the wheel's directory, the module's, its files). A module holds every file the
+# wheels carry of it, and those of the architectures the wheels leave out (a module is
+# built for every architecture).
+ROCM_MODULE_DATA = {
+    f"rocBLAS/4.4.0-{_R}": (
+        "torch/lib/rocblas/library", "lib/rocblas/library",
+        ("Kernels.so-000-gfx1100.hsaco", "Kernels.so-000-gfx90a-xnack-.hsaco",
+         "Kernels.so-000-gfx942.hsaco", "TensileLibrary_lazy_gfx1100.dat",
+         "TensileLibrary_lazy_gfx90a.dat", "TensileLibrary_lazy_gfx942.dat"),
+    ),
+    f"hipBLASLt/0.12.1-{_R}": (
+        "torch/lib/hipblaslt/library", "lib/hipblaslt/library",
+        ("TensileLibrary_lazy_gfx1100.dat", "TensileLibrary_lazy_gfx90a.dat",
+         "TensileLibrary_lazy_gfx942.dat", "extop_gfx1100.co", "extop_gfx90a.co",
+         "extop_gfx942.co", "hipblasltExtOpLibrary.dat"),
+    ),
+    f"hipSPARSELt/3.2.0-{_R}": (
+        "torch/lib/hipsparselt/library", "lib/hipsparselt/library",
+        ("Kernels.so-000-gfx942.hsaco", "Kernels.so-000-gfx950.hsaco",
+         "TensileLibrary_lazy_gfx942.dat", "TensileLibrary_lazy_gfx950.dat"),
+    ),
+    f"RCCL/2.22.3-{_R}": (
+        "torch/share/rccl/msccl-algorithms", "share/rccl/msccl-algorithms",
+        ("allgather-allpairs-8n-ll-mi300.xml", "allreduce-allpairs-8n-ll-mi300.xml",
+         "allreduce-allpairs-8n-ll-mi350.xml"),
+    ),
+    _DRM: ("torch/share/libdrm", "share/libdrm", ("amdgpu.ids",)),
+}
+# The toolchain generation and ROCm of the module set.
+ROCM_MODULES_GENERATION = ("2025a", "6.4.1")
+
+
+RELEASES = (R2_5_1, R2_6_0, R2_9_1, R2_10_0, R2_12_0, R2_12_1, R2_13_0, R2_14_0)
 
 
 def release(version: str) -> Release:
@@ -769,6 +1020,8 @@ TRITONS = (
            (POPULATE_ENV,), "served although the sample has no 2.5.1 ROCm build"),
     Triton("pytorch_triton_rocm", "3.2.0", ("x86_64",), ("cp311", "cp312", "cp313"),
            "linux_{arch}", (POPULATE_ENV,)),
+    Triton("pytorch_triton_rocm", "3.5.1", ("x86_64",), CP310_314, "linux_{arch}",
+           (TRITON_ROCM_3_5_1, ROCM_2_9_1_FILES), "the Python tags other than cp313 (as torch's)"),
     Triton("triton", "3.6.0", ("x86_64", "aarch64"), CP313, COMPOUND,
            ("easybuild-easyconfigs Triton-3.5.1-...-whl.eb (compound tags)",)),
     Triton("triton", "3.7.0", ("x86_64", "aarch64"), CP313_314, COMPOUND, (RELEASE_VERSIONS,),

@@ -12,10 +12,11 @@ gets the same files (check_deterministic.sh).
 import concurrent.futures
 import dataclasses
 import os
+import posixpath
 import shutil
 import subprocess
 
-from . import catalogue
+from . import catalogue, facts
 
 ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
 
@@ -42,6 +43,24 @@ class Target:
     # Byte replacements made after the build (placeholder, same-length value):
     # targets that differ only there are compiled once (VERSION_SLOT).
     patch: tuple[tuple[bytes, bytes], ...] = ()
+    # A ROCm library bundled in torch/lib under its link name (torch 2.9.1): the
+    # name the other libraries of the wheel record in DT_NEEDED instead of its
+    # SONAME (pytorch .ci/manywheel/build_common.sh, replace_needed_sofiles).
+    link_name: str | None = None
+    # This file is one build_common.sh patches: its DT_NEEDED entries of the
+    # libraries with a link_name are rewritten to the link name. The linker
+    # writes the SONAME; the rewrite is a patch of the .dynstr string (the link
+    # name is a prefix of the SONAME, NUL-padded to the same length).
+    replace_needed: bool = False
+
+    def __post_init__(self):
+        if self.replace_needed:
+            renames = tuple(
+                (f"{dep.soname}\0".encode(), dep.link_name.encode().ljust(len(dep.soname) + 1, b"\0"))
+                for dep in self.deps
+                if dep.link_name and dep.soname != dep.link_name
+            )
+            self.patch = tuple(self.patch) + renames
 
     @property
     def path(self) -> str:
@@ -64,6 +83,8 @@ class Target:
             self.executable,
             self.symlinks,
             self.patch,
+            self.link_name,
+            self.replace_needed,
         )
 
     def content_key(self) -> tuple:
@@ -82,11 +103,17 @@ class Target:
             self.executable,
         )
 
+    def recorded_name(self, dep: "Target") -> str:
+        """The DT_NEEDED entry this file has for dep."""
+        if self.replace_needed and dep.link_name:
+            return dep.link_name
+        return dep.needed_name
+
     def expected(self) -> dict:
         """The dynamic section this target is meant to have (verify.py checks it)."""
         return {
             "soname": self.soname,
-            "needed": [dep.needed_name for dep in self.deps] + ["libc.so.6"],
+            "needed": [self.recorded_name(dep) for dep in self.deps] + ["libc.so.6"],
             "rpath": self.rpath if self.dtags == "rpath" else None,
             "runpath": self.rpath if self.dtags == "runpath" else None,
         }
@@ -162,6 +189,11 @@ class Builder:
         os.makedirs(target.out_dir, exist_ok=True)
         if same_as is not None:
             pristine = self.pristine.get(target.content_key())
+            if pristine is None and target.patch:
+                # The first build of this content had nothing to patch: its
+                # file is the pristine one.
+                with open(same_as.path, "rb") as handle:
+                    pristine = handle.read()
             if pristine is None:
                 shutil.copyfile(same_as.path, target.path)
             else:
@@ -721,6 +753,159 @@ def rocm_bundled(accel):
     )
 
 
+# -- torch 2.9.1's ROCm stack and the 2025a ROCm 6.4.1 modules -----------------
+#
+# Every library of facts.ROCM_LIBRARIES is one build of src/rocm/rocm_stack.c.
+# In the wheels (pytorch .ci/manywheel/build_rocm.sh, build_common.sh): the file
+# torch/lib/<link name> with the library's own SONAME, DT_NEEDED of the other
+# bundled libraries by link name, forced DT_RPATH $ORIGIN. In the modules: the
+# regular file with the SONAME and the SONAME and link-name symlinks, DT_NEEDED
+# by SONAME and DT_RPATH as an EasyBuild --rpath build writes it (easybuild-
+# framework scripts/rpath_args.py: --disable-new-dtags, the rpath_include
+# entries $ORIGIN, $ORIGIN/../lib, $ORIGIN/../lib64 first, then one -rpath per
+# -L directory), the module directories written relative to $ORIGIN so that
+# the tree loads wherever it is copied.
+
+# The wheels' copies of one library are one compile for both ROCm versions:
+# "<version number> <which build>" is written over this placeholder.
+ROCM_SLOT = b"@SAMPLE-ROCM-BUILD-SLOT".ljust(127, b"-") + b"@"
+# The real entry points a library's stand-in exports (SAMPLE_API_*).
+ROCM_API = {
+    "libhsa-runtime64.so": "HSA",
+    "libamdhip64.so": "HIP",
+    "libhiprtc.so": "HIPRTC",
+    "libamd_comgr.so": "COMGR",
+    "librocblas.so": "ROCBLAS",
+    "libMIOpen.so": "MIOPEN",
+    "librccl.so": "RCCL",
+    "libgomp.so": "GOMP",
+}
+# The version numbers the stand-ins report (hipRuntimeGetVersion, ncclGetVersion,
+# miopenGetVersion as major*10000+minor*100+patch, amd_comgr_get_version): the
+# wheels' from catalogue.ACCELERATORS and these (MIOpen 3.3 / 3.4, comgr 2.9 / 3.0,
+# recalled); the modules' from their module versions (HIP 6.4.1 = 6.4.43483).
+ROCM_WHEEL_VERSIONS = {
+    "rocm6.3": {"libMIOpen.so": 30300, "libamd_comgr.so": 20900},
+    "rocm6.4": {"libMIOpen.so": 30400, "libamd_comgr.so": 30000},
+}
+ROCM_MODULE_VERSIONS = {
+    "libamdhip64.so": 60443483,
+    "libhiprtc.so": 60443483,
+    "librccl.so": 22203,
+    "libamd_comgr.so": 30000,
+}
+EB_RPATH_INCLUDE = ("$ORIGIN", "$ORIGIN/../lib", "$ORIGIN/../lib64")
+
+
+def _rocm_defines(rocm_lib, build: str) -> tuple[tuple[str, str], ...]:
+    by_link = {r.link: r for r in facts.ROCM_LIBRARIES}
+    deps = " ".join(f"X({by_link[n].ident})" for n in rocm_lib.needs)
+    defines = [
+        ("SAMPLE_IDENT", rocm_lib.ident),
+        ("SAMPLE_DEPS(X)", deps),
+        ("SAMPLE_BUILD", _quote(build)),
+    ]
+    if rocm_lib.link in ROCM_API:
+        defines.append((f"SAMPLE_API_{ROCM_API[rocm_lib.link]}", "1"))
+    return tuple(defines)
+
+
+def _rocm_slot(text: str) -> bytes:
+    value = text.encode("ascii")
+    if len(value) >= len(ROCM_SLOT):
+        raise ValueError(f"{text!r} does not fit the ROCm build slot")
+    return value.ljust(len(ROCM_SLOT), b"\0")
+
+
+def rocm_stack_members(builder, toolchain, lib_dir, wheel, accel) -> dict[str, Target]:
+    """The ROCm libraries a torch 2.9.1 ROCm wheel bundles in torch/lib:
+    link name -> Target."""
+    numbers = dict(ROCM_WHEEL_VERSIONS[accel.variant])
+    numbers.update({"libamdhip64.so": accel.hip_api_version, "libhiprtc.so": accel.hip_api_version,
+                    "librccl.so": accel.rccl_api_version})
+    placeholder = ROCM_SLOT.decode("ascii")
+    out: dict[str, Target] = {}
+    pending = list(facts.ROCM_LIBRARIES)
+    while pending:  # dependencies first
+        rocm_lib = next(r for r in pending if all(n in out for n in r.needs))
+        pending.remove(rocm_lib)
+        soname = rocm_lib.soname_for(accel.variant)
+        text = (f"{numbers.get(rocm_lib.link, 0)} {soname} of ROCm {accel.rocm}, "
+                f"bundled in torch {wheel.full_version}")
+        out[rocm_lib.link] = builder.add(
+            Target(
+                name=rocm_lib.link,
+                out_dir=lib_dir,
+                source="rocm/rocm_stack.c",
+                defines=_rocm_defines(rocm_lib, placeholder),
+                toolchain=toolchain,
+                soname=soname,
+                deps=tuple(out[n] for n in rocm_lib.needs),
+                rpath="$ORIGIN",
+                dtags="rpath",
+                # For the link of what depends on it (-l:<SONAME>); not shipped.
+                symlinks=((soname, rocm_lib.link),) if soname != rocm_lib.link else (),
+                patch=((ROCM_SLOT, _rocm_slot(text)),),
+                link_name=rocm_lib.link,
+                replace_needed=True,
+            )
+        )
+    return out
+
+
+@dataclasses.dataclass
+class RocmModuleLibrary:
+    """One library of the sample 2025a ROCm 6.4.1 modules."""
+
+    lib: "facts.RocmLibrary"
+    directory: str  # software/<module>/<libdir>, relative to the tree root
+    target: Target
+
+
+def rocm_modules(builder, toolchain, root) -> list[RocmModuleLibrary]:
+    """The sample EasyBuild ROCm 6.4.1 modules of 2025a under root
+    (software/): every library of facts.ROCM_LIBRARIES that has a module."""
+    provided = {r.link: r for r in facts.ROCM_LIBRARIES if r.module}
+    out: list[RocmModuleLibrary] = []
+    targets: dict[str, Target] = {}
+    pending = list(provided.values())
+    while pending:
+        rocm_lib = next(r for r in pending if all(n in targets for n in r.needs))
+        pending.remove(rocm_lib)
+        directory = f"{rocm_lib.module}/{rocm_lib.libdir}"
+        rpath = list(EB_RPATH_INCLUDE)
+        for need in rocm_lib.needs:
+            dep = provided[need]
+            dep_directory = f"{dep.module}/{dep.libdir}"
+            entry = "$ORIGIN/" + posixpath.relpath(dep_directory, directory)
+            if dep_directory != directory and entry not in rpath:
+                rpath.append(entry)
+        number = ROCM_MODULE_VERSIONS.get(rocm_lib.link, 0)
+        symlinks = [(rocm_lib.link, rocm_lib.soname)]
+        if rocm_lib.soname != rocm_lib.file:
+            symlinks.append((rocm_lib.soname, rocm_lib.file))
+        target = builder.add(
+            Target(
+                name=rocm_lib.file,
+                out_dir=os.path.join(root, rocm_lib.module, rocm_lib.libdir),
+                source="rocm/rocm_stack.c",
+                defines=_rocm_defines(
+                    rocm_lib,
+                    f"{number} {rocm_lib.soname} of ROCm 6.4.1, EasyBuild module {rocm_lib.module}",
+                ),
+                toolchain=toolchain,
+                soname=rocm_lib.soname,
+                deps=tuple(targets[n] for n in rocm_lib.needs),
+                rpath=":".join(rpath),
+                dtags="rpath",
+                symlinks=tuple(symlinks),
+            )
+        )
+        targets[rocm_lib.link] = target
+        out.append(RocmModuleLibrary(rocm_lib, f"software/{directory}", target))
+    return sorted(out, key=lambda m: (m.lib.module, m.lib.file))
+
+
 @dataclasses.dataclass
 class Member:
     """One ELF file of a wheel: where it goes and which target provides it."""
@@ -809,6 +994,9 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
                 rpath=lib_rpath,
                 dtags=dtags,
                 patch=patch,
+                # torch 2.9.1 ROCm: build_common.sh rewrites every torch/lib file's
+                # DT_NEEDED of a bundled library to its link name.
+                replace_needed=accel.rocm_stack,
             )
         )
 
@@ -825,7 +1013,17 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
         )
     else:
         c10 = lib("libc10.so", "torch/c10.c", [], extra=version)
-    torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
+    stack = {}
+    if accel.rocm_stack:
+        stack = rocm_stack_members(builder, toolchain, lib_dir, wheel, accel)
+        members += [Member(f"torch/lib/{name}", target) for name, target in sorted(stack.items())]
+        torch_cpu = lib(
+            "libtorch_cpu.so", "torch/torch_cpu.c",
+            [c10] + [stack[n] for n in facts.TORCH_CPU_NEEDS_2_9],
+            extra=(("SAMPLE_WITH_OPENMP", "1"),),
+        )
+    else:
+        torch_cpu = lib("libtorch_cpu.so", "torch/torch_cpu.c", [c10])
     accel_libs = []
     extra_libs = []
     global_deps = []
@@ -857,6 +1055,23 @@ def torch_members(builder, toolchain, work, wheel, stubs) -> list[Member]:
         accel_libs = [torch_cuda, c10_cuda]
         global_deps = [cuda_libs[s] for s in GLOBAL_DEPS_CUDA_LIBS]
         python_extra = [cuda_libs["libcudart.so.12"], cuda_libs["libnvToolsExt.so.1"]]
+    elif accel.rocm_stack:
+        hip = stack["libamdhip64.so"]
+        c10_hip = lib("libc10_hip.so", "torch/c10_hip.c", [c10, hip])
+        linked = [stack[n] for n in facts.TORCH_HIP_NEEDS_2_9]
+        torch_hip = lib(
+            "libtorch_hip.so",
+            "torch/torch_hip.c",
+            [c10_hip, c10, torch_cpu] + linked,
+            extra=(
+                ("SAMPLE_ROCM_STACK", "1"),
+                ("SAMPLE_DEPS(X)", " ".join(
+                    f"X({r.ident})" for n in facts.TORCH_HIP_NEEDS_2_9
+                    for r in facts.ROCM_LIBRARIES if r.link == n)),
+            ),
+        )
+        accel_libs = [torch_hip, c10_hip]
+        global_deps = [stack[n] for n in facts.GLOBAL_DEPS_NEEDS_2_9]
     elif accel.kind == "rocm":
         bundled = {}
         for name, macro, needs, api_version in rocm_bundled(accel):
@@ -1111,7 +1326,7 @@ def tree_members(wheel, tree) -> list[Member]:
 def plan(builder, toolchains, software_roots, work, wheels, tree=None):
     """Adds every target the wheels need. Returns (filename -> members,
     the x86_64 software tree's SONAME -> Target per CUDA version, the CUDA
-    13 modules). Variant wheels (PEP 825) get the members of the build they
+    13 modules, the ROCm 6.4.1 modules). Variant wheels (PEP 825) get the members of the build they
     repackage.
 
     toolchains maps a wheel architecture to the toolchain that builds its
@@ -1122,6 +1337,7 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
         stubs[arch][CUDA13_EB] = cuda13_stubs(builder, tc, work)
         stubs[arch]["xpu"] = xpu_stubs(builder, tc, work)
     modules13 = cuda13_modules(builder, toolchains["x86_64"], software_roots["x86_64"], tree)
+    modules_rocm = rocm_modules(builder, toolchains["x86_64"], software_roots["x86_64"])
     members: dict[tuple[str, str | None], list[Member]] = {}
     torch_libs: dict[tuple, dict[str, Target]] = {}
     for wheel in wheels:
@@ -1166,7 +1382,7 @@ def plan(builder, toolchains, software_roots, work, wheels, tree=None):
     for wheel in wheels:
         if not catalogue.is_modern(wheel) and key(wheel) in members:
             members[key(wheel)] = last[wheel.filename]
-    return members, stubs["x86_64"], modules13
+    return members, stubs["x86_64"], modules13, modules_rocm
 
 
 def key(wheel) -> tuple[str, str | None]:

@@ -16,7 +16,7 @@ import os
 import stat
 import zipfile
 
-from . import catalogue
+from . import catalogue, facts
 
 MODE_FILE = 0o644
 MODE_EXECUTABLE = 0o755
@@ -338,7 +338,12 @@ def torch_files(wheel):
         "functorch/__init__.py": _text('"""functorch of the sample torch wheel."""\n'),
         "torchgen/__init__.py": _text('"""torchgen of the sample torch wheel."""\n'),
     }
-    if accel.kind == "rocm":
+    if accel.rocm_stack:
+        # torch 2.9.1: the data files of build_rocm.sh's DEPS_AUX_DSTLIST.
+        origin = f"ROCm {accel.rocm}, bundled in torch {wheel.full_version}"
+        for path in facts.ROCM_WHEEL_DATA:
+            files[path] = (rocm_data_file(path, origin), MODE_FILE)
+    elif accel.kind == "rocm":
         # ROCm wheels carry data beside the bundled libraries (pytorch
         # .ci/manywheel/build_rocm.sh).
         files["torch/lib/rocblas/library/TensileLibrary_lazy_gfx90a.dat"] = (b"sample rocBLAS kernel data\n", MODE_FILE)
@@ -358,6 +363,32 @@ def torch_files(wheel):
         text = json.dumps(catalogue.variant_json(wheel.variant_label), indent=2, sort_keys=True)
         dist["variant.json"] = (text + "\n").encode("utf-8")
     return files, dist
+
+
+# libdrm's table of AMD GPU names (share/libdrm/amdgpu.ids): its header and a
+# few of its lines, in the real file's format.
+AMDGPU_IDS = """\
+# List of AMDGPU IDs
+#
+# Syntax:
+# device_id,\trevision_id,\tproduct_name        <-- single tab after comma
+
+1.0.0
+740F,\t02,\tAMD Instinct MI210
+74A1,\t00,\tAMD Instinct MI300X
+744C,\tC8,\tAMD Radeon RX 7900 XTX
+"""
+
+
+def rocm_data_file(path: str, origin: str) -> bytes:
+    """A ROCm data file of the sample (a wheel's DEPS_AUX_DSTLIST file or a
+    module's own): a line saying what it stands for and whose it is."""
+    name = path.rsplit("/", 1)[-1]
+    if name == "amdgpu.ids":
+        return (AMDGPU_IDS + f"# sample: {origin}\n").encode("ascii")
+    parts = path.split("/")
+    component = parts[parts.index("share") + 1] if "share" in parts else parts[-3]
+    return f"sample {component} data {name} ({origin})\n".encode("ascii")
 
 
 def domain_files(wheel):

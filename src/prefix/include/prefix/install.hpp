@@ -54,6 +54,7 @@ struct PrefixInstallResult {
   std::vector<wheel::InstalledWheel> wheels;
   std::optional<RelinkReport> relink;     // paths relative to the prefix
   std::vector<std::string> rocm_removed;  // bundled ROCm files removed, relative to site-packages
+  std::vector<std::string> rocm_links;    // SONAME links made beside bundled ROCm libraries
   ByteCompileResult compile;
   std::optional<CheckSummary> check;
 };
