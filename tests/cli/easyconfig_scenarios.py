@@ -323,14 +323,23 @@ def with_relink(r):
                                             "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
     check("postinstallcmds" not in files[BUNDLE]["x86_64"], "relink only where the libraries are")
     check(not any(item["subject"].startswith("wheelmod ") for item in summary["to_add"]), summary["to_add"])
-    # 2025a (GCCcore 14.2.0): no shipped wheelmod easyconfig, so eb --robot could not resolve
-    # the file (the real EasyBuild: "Missing dependencies: wheelmod/0.1.0-foss-2025a"): refused,
-    # naming it, unless --write-unmet (fd98fdf wrote it, exit 0).
-    refused = r.run("torch", "--toolchain", "foss-2025a", "--accelerator", "cpu", "--with-relink",
-                    out=os.path.join(r.work, "relink2025a"), expect=3)
+    # 2026.1 (GCCcore 15.2.0): no shipped wheelmod easyconfig, so eb --robot could not resolve
+    # the file (the real EasyBuild: "Missing dependencies: wheelmod/0.1.0-foss-2026.1"): refused,
+    # naming it, unless --write-unmet.
+    refused = r.run("torch", "--toolchain", "foss-2026.1", "--accelerator", "cpu", "--with-relink",
+                    out=os.path.join(r.work, "relink2026"), expect=3)
     check("wheelmod 0.1.0 (build dependency, --with-relink): " in refused.stderr
-          and "none for 14.2.0" in refused.stderr, refused.stderr)
-    check(not os.path.exists(os.path.join(r.work, "relink2025a")), "the output directory was created")
+          and "none for 15.2.0" in refused.stderr, refused.stderr)
+    check(not os.path.exists(os.path.join(r.work, "relink2026")), "the output directory was created")
+    # 2025a (GCCcore 14.2.0): the shipped easyconfigs/wheelmod-0.1.0-GCCcore-14.2.0.eb is written
+    # beside, byte for byte.
+    out2025a, summary2025a = r.generate("relink2025a", "torch", "--toolchain", "foss-2025a",
+                                        "--accelerator", "cpu", "--with-relink")
+    own = os.path.join(out2025a, "wheelmod-0.1.0-GCCcore-14.2.0.eb")
+    with open(own, "rb") as written, open(os.path.join(HERE, "..", "..", "easyconfigs",
+                                                       "wheelmod-0.1.0-GCCcore-14.2.0.eb"), "rb") as shipped:
+        check(written.read() == shipped.read(), "the 2025a wheelmod easyconfig is not the shipped one")
+    check(not summary2025a["to_add"], summary2025a["to_add"])
     # 2023a (GCCcore 12.3.0), written anyway: the missing easyconfig is to add.
     _, older = r.generate("relink2023a", "torch==2.6.0", "--toolchain", "foss-2023a", "--accelerator", "cpu",
                           "--with-relink", "--write-unmet")
@@ -732,9 +741,173 @@ def unmet(r):
     check("NVSHMEM" not in names_of(params["dependencies"]), params["dependencies"])
 
 
+# ---- ROCm: the libraries from the generation's ROCm modules (issue 34) ----------------------
+
+# download.pytorch.org has ROCm wheels for x86_64 only; 2025a's ROCm stack is 6.4.1.
+ROCM = ["torch==2.9.1", "torchvision", "--toolchain", "foss-2025a", "--accelerator", "rocm6.4",
+        "--arch", "x86_64"]
+ROCM_TC = ("rocm-compilers", "19.0.0-ROCm-6.4.1")
+# The first provider of each library of config/eb-dependencies.yaml's 2025a `rocm` table, each
+# once, GCCcore/14.2.0 (libgomp) left to the toolchain: 18 ROCm modules, 4 of the OS libraries.
+ROCM_DEPENDENCIES = [
+    ("elfutils", "0.193"), ("HIP", "6.4.1", "", ROCM_TC), ("hipBLAS", "2.4.0", "", ROCM_TC),
+    ("hipBLASLt", "0.12.1", "", ROCM_TC), ("hipFFT", "1.0.18", "-nompi", ROCM_TC),
+    ("hipRAND", "2.13.0", "", ROCM_TC), ("hipSPARSE", "3.2.0", "", ROCM_TC),
+    ("hipSPARSELt", "3.2.0", "", ROCM_TC), ("libdrm", "2.4.125"), ("ncurses", "6.5"),
+    ("numactl", "2.0.19"), ("RCCL", "2.22.3", "", ROCM_TC), ("rocBLAS", "4.4.0", "", ROCM_TC),
+    ("rocFFT", "1.0.32", "-nompi", ROCM_TC), ("rocm-core", "6.4.0", "-ROCm-6.4.1"),
+    ("ROCm-LLVM", "19.0.0", "-ROCm-6.4.1"), ("rocm-smi", "7.6.0", "-ROCm-6.4.1"),
+    ("rocprofiler-register", "0.4.0", "-ROCm-6.4.1"), ("rocRAND", "3.3.0", "", ROCM_TC),
+    ("rocSOLVER", "3.28.0", "", ROCM_TC), ("rocSPARSE", "3.4.0", "", ROCM_TC),
+    ("rocTracer", "4.1.0", "", ROCM_TC),
+]
+
+
+def unmet_wheelmod(summary):
+    """wheelmod ships an easyconfig of itself for 2025a's GCCcore 14.2.0 (easyconfigs/): nothing
+    is left to add."""
+    check(not summary["to_add"], f"nothing may be missing: {summary['to_add']}")
+
+
+def header_of(path):
+    """The leading comment of a file, its lines joined (wrap_comment wraps at 120 columns)."""
+    lines = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                break
+            lines.append(line[1:].strip())
+    return " ".join(lines)
+
+
+def rocm_modules(r):
+    """foss-2025a, rocm6.4 wheels, --with-relink: 2025a's ROCm stack is 6.4.1, so auto (and
+    modules) take the libraries from its modules: versionsuffix -ROCm-6.4.1-whl, each provider
+    module once as a dependency (the rocm-compilers ones with their toolchain named), relink with
+    --rocm-libraries modules then check; the torch.version.hip check stays the wheel's 6.4.
+    (Before: -ROCm-6.4-whl and no ROCm dependency, relink leaving the bundled copies.)"""
+    pytorch = "PyTorch-2.9.1-foss-2025a-ROCm-6.4.1-whl.eb"
+    bundle = "PyTorch-bundle-2.9.1-foss-2025a-ROCm-6.4.1-whl.eb"
+    for name, mode in (("rocm-auto", []), ("rocm-modules", ["--rocm-libraries", "modules"])):
+        out, summary = r.generate(name, *ROCM, "--with-relink", *mode, "--write-unmet")
+        unmet_wheelmod(summary)
+        files = r.checked(out, arches=("x86_64",))
+        check(sorted(files) == [pytorch, bundle], f"files: {sorted(files)}")
+        check(os.path.exists(os.path.join(out, "wheelmod-0.1.0-GCCcore-14.2.0.eb")),
+              "wheelmod's own easyconfig is not written beside")
+        params = files[pytorch]["x86_64"]
+        r.check_checksums(params)
+        check(params["versionsuffix"] == "-ROCm-6.4.1-whl", params["versionsuffix"])
+        deps = params["dependencies"]
+        # The ROCm modules first (as CUDA's), then Python, then what the wheels' requirements map.
+        check(deps[:len(ROCM_DEPENDENCIES)] == ROCM_DEPENDENCIES, f"ROCm dependencies:\n{deps}")
+        check(deps[len(ROCM_DEPENDENCIES):] == [("Python", "3.13.1"), ("networkx", "3.5"),
+                                                ("Python-bundle-PyPI", "2025.04"), ("sympy", "1.14.0")],
+              str(deps))
+        check(params["postinstallcmds"] == [
+            "wheelmod relink %(installdir)s --toolchain foss-2025a --rocm-libraries modules",
+            "wheelmod check %(installdir)s"], str(params["postinstallcmds"]))
+        check(params["sanity_check_commands"][-1].endswith("| grep -E '^6[.]4'"),
+              params["sanity_check_commands"])
+        header = header_of(os.path.join(out, pytorch))
+        check("ROCm libraries: from the ROCm 6.4.1 modules of generation 2025a" in header
+              and "libMIOpen.so, libhipsolver.so, libmagma.so stay bundled" in header, header)
+        check(" ".join(["--with-relink", *mode]) in header, header)
+        vision = files[bundle]["x86_64"]
+        check(("PyTorch", "2.9.1", "-ROCm-6.4.1-whl") in vision["dependencies"], vision["dependencies"])
+        check("postinstallcmds" not in vision, "relink only where the libraries are")
+        check("ROCm libraries" not in header_of(os.path.join(out, bundle)), "the bundle has none")
+    # The same bytes either way: modules is auto where auto takes the modules (but the command
+    # line in the header).
+    with open(os.path.join(r.work, "rocm-auto", pytorch)) as a, \
+            open(os.path.join(r.work, "rocm-modules", pytorch)) as b:
+        strip_header = lambda text: text[text.index("\neasyblock"):]  # noqa: E731
+        check(strip_header(a.read()) == strip_header(b.read()), "auto and modules differ")
+
+
+def rocm_bundled(r):
+    """Where the libraries stay the wheel's own: --rocm-libraries bundled, no --with-relink (pip
+    installs the wheel as published: nothing would remove its copies), a wheel of another ROCm
+    (rocm6.3 on the 6.4.1 stack). Each as before: versionsuffix of the wheel's ROCm, no ROCm
+    dependency, relink (where asked) without --rocm-libraries; the header says why."""
+    cases = {
+        "rocm-bundled": ([*ROCM, "--with-relink", "--rocm-libraries", "bundled", "--write-unmet"],
+                         "6.4", "(--rocm-libraries bundled)"),
+        "rocm-no-relink": (ROCM, "6.4", "without --with-relink pip installs the wheel as published"),
+        "rocm-other": ([*ROCM[:5], "rocm6.3", *ROCM[6:], "--with-relink", "--write-unmet"], "6.3",
+                       "the wheel is built for ROCm 6.3, generation 2025a's ROCm modules are 6.4.1"),
+    }
+    for name, (args, rocm, why) in cases.items():
+        out, summary = r.generate(name, *args)
+        unmet_wheelmod(summary)
+        pytorch = f"PyTorch-2.9.1-foss-2025a-ROCm-{rocm}-whl.eb"
+        files = r.checked(out, arches=("x86_64",))
+        check(pytorch in files, f"{name}: files {sorted(files)}")
+        params = files[pytorch]["x86_64"]
+        check(params["versionsuffix"] == f"-ROCm-{rocm}-whl", params["versionsuffix"])
+        check([dep for dep in params["dependencies"] if dep[0] != "Python"] ==
+              [("networkx", "3.5"), ("Python-bundle-PyPI", "2025.04"), ("sympy", "1.14.0")],
+              f"{name}: {params['dependencies']}")
+        relink = "--with-relink" in args
+        check(params.get("postinstallcmds", []) == ([
+            "wheelmod relink %(installdir)s --toolchain foss-2025a",
+            "wheelmod check %(installdir)s"] if relink else []), f"{name}: {params.get('postinstallcmds')}")
+        header = header_of(os.path.join(out, pytorch))
+        check("ROCm libraries: the wheel's own, bundled in torch/lib" in header and why in header,
+              f"{name}: {header}")
+        check(params["sanity_check_commands"][-1].endswith(f"| grep -E '^{rocm.replace('.', '[.]')}'"),
+              params["sanity_check_commands"])
+
+
+def rocm_errors(r):
+    """--rocm-libraries modules where the libraries cannot come from modules is a usage error
+    (exit 2) naming why, and nothing is written: without --with-relink (refused before anything
+    is resolved: torch==9.9 does not exist), a wheel of another ROCm, a generation without a ROCm
+    stack, a build that is not ROCm."""
+    out = os.path.join(r.work, "rocm-errors")
+    cases = [
+        (["torch==9.9", *ROCM[1:], "--rocm-libraries", "modules"],
+         "--rocm-libraries modules: without --with-relink pip installs the wheel as published"),
+        ([*ROCM[:5], "rocm6.3", *ROCM[6:], "--with-relink", "--rocm-libraries", "modules"],
+         "--rocm-libraries modules: the wheel is built for ROCm 6.3, generation 2025a's ROCm "
+         "modules are 6.4.1"),
+        (["torch==2.9.1", "--toolchain", "foss-2025b", "--accelerator", "rocm6.4", "--arch", "x86_64",
+          "--with-relink", "--rocm-libraries", "modules"],
+         "--rocm-libraries modules: generation 2025b has no ROCm stack in the tables"),
+        (["torch==2.6.0", *CUDA, "--with-relink", "--rocm-libraries", "modules"],
+         "--rocm-libraries modules: the wheels are cuda builds, which bundle no ROCm libraries"),
+    ]
+    for args, said in cases:
+        result = r.run(*args, out=out, expect=2)
+        check(said in result.stderr, f"{args}:\n{result.stderr}")
+        check(not os.path.exists(out), f"{args}: the output directory was created")
+    # A value that is none of the three
+    result = r.run(*ROCM, "--rocm-libraries", "some", out=out, expect=2)
+    check("--rocm-libraries" in result.stderr, result.stderr)
+
+
+def rocm_2025b(r):
+    """2025b has no ROCm stack: auto with --with-relink writes what it wrote before (the wheel's
+    ROCm in the versionsuffix, no ROCm dependency, relink without --rocm-libraries)."""
+    out, summary = r.generate("rocm-2025b", "torch==2.9.1", "torchvision", "--toolchain", "foss-2025b",
+                              "--accelerator", "rocm6.4", "--arch", "x86_64", "--with-relink")
+    check(summary["to_add"] == [], summary["to_add"])
+    pytorch = "PyTorch-2.9.1-foss-2025b-ROCm-6.4-whl.eb"
+    files = r.checked(out, arches=("x86_64",))
+    check(sorted(files) == [pytorch, "PyTorch-bundle-2.9.1-foss-2025b-ROCm-6.4-whl.eb"], sorted(files))
+    params = files[pytorch]["x86_64"]
+    check(not [dep for dep in params["dependencies"]
+               if len(dep) == 4 or (len(dep) > 2 and "ROCm" in dep[2]) or dep[0] in ("HIP", "numactl")], params["dependencies"])
+    check(params["postinstallcmds"] == ["wheelmod relink %(installdir)s --toolchain foss-2025b",
+                                        "wheelmod check %(installdir)s"], params["postinstallcmds"])
+    header = header_of(os.path.join(out, pytorch))
+    check("bundled in torch/lib (generation 2025b has no ROCm stack in the tables" in header, header)
+
+
 SCENARIOS = {f.__name__: f for f in (cuda_stack, cpu, no_wheel_bundle, missing_hash, deterministic,
                                      with_relink, strip, sanity_commands, errors, site_template,
-                                     cuda_across_arches, site_modules, import_names, source_urls, unmet)}
+                                     cuda_across_arches, site_modules, import_names, source_urls, unmet,
+                                     rocm_modules, rocm_bundled, rocm_errors, rocm_2025b)}
 
 # How CTest runs them (--list, read by tests/cli/CMakeLists.txt; scenario_support.ctest_listing).
 CTEST = {"sanity_commands": {"timeout": 300}}

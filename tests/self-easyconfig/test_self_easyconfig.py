@@ -9,6 +9,12 @@
   dist.sh;
 - tests/easyconfig/check_easyconfig.py accepts them but for the two checks
   that only hold for the generated PythonBundles;
+- CLI11 is a build dependency, or, for a GCCcore easybuild-easyconfigs
+  has no CLI11 for (2025a's 14.2.0), the tarball of one of its CLI11
+  easyconfigs as a further source, installed by preconfigopts and found
+  through CLI11_DIR; with the snapshot of ../shared/easybuild, each
+  dependency is the easyconfig its comment names and the CLI11 source has
+  that easyconfig's URL and sha256;
 - scripts/dist.sh gives the same bytes twice, the tarball holds the tree
   under wheelmod-<version>/, and its easyconfig copies carry its sha256.
 
@@ -35,6 +41,8 @@ PYTHONBUNDLE_ONLY = ("easyblock is 'CMakeMake', not 'PythonBundle'",
 MUSTACHE = 'kainjow-mustache-4.1.hpp'
 # sha256 of mustache.hpp at kainjow/Mustache tag v4.1 (= Debian 12's libkainjow-mustache-dev).
 MUSTACHE_SHA256 = '6a07bd8c31be6bb3eae6df98b12f89df8931604bd890e8bba59298a68b89ff29'
+# CLI11 as a source: CLI11-<v>.tar.gz, GitHub's v<v>.tar.gz of CLIUtils/CLI11.
+CLI11_SOURCE = re.compile(r'CLI11-([0-9.]+)\.tar\.gz$')
 
 
 def read(path):
@@ -72,6 +80,23 @@ def parameters(path):
     """The easyconfig's top-level assignments, each a literal (ast.literal_eval
     with SYSTEM allowed); nothing is executed."""
     tree = ast.parse(read(path), filename=path)
+    return assignments(tree, path)
+
+
+def parameters_of_text(text, path):
+    """An easybuild-easyconfigs file's assignments that are literals (its constants such as
+    V_VERSION_TAR_GZ are not); nothing is executed."""
+    found = {}
+    for statement in ast.parse(text, filename=path).body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            try:
+                found[statement.targets[0].id] = ast.literal_eval(statement.value)
+            except ValueError:
+                pass
+    return found
+
+
+def assignments(tree, path):
     found = {}
     for statement in tree.body:
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
@@ -113,10 +138,10 @@ class SelfEasyconfig(unittest.TestCase):
         cls.files = sorted(glob.glob(os.path.join(cls.root, 'easyconfigs', '*.eb')))
 
     def test_generations(self):
-        """2024a and 2025b at least; every file is a generation of toolchains.yaml."""
+        """2024a, 2025a and 2025b at least; every file is a generation of toolchains.yaml."""
         self.assertGreaterEqual(len(self.gcccore), 7, self.gcccore)
         have = {os.path.basename(p) for p in self.files}
-        for generation in ('2024a', '2025b'):
+        for generation in ('2024a', '2025a', '2025b'):
             self.assertIn(f'wheelmod-{self.version}-GCCcore-{self.gcccore[generation]}.eb', have)
 
     def test_fields(self):
@@ -151,15 +176,98 @@ class SelfEasyconfig(unittest.TestCase):
                 self.assertNotIn('source_urls', p)
                 self.assertEqual(p['sources'][0], '%(name)s-%(version)s.tar.gz')
                 self.assertEqual(p['sources'][1]['filename'], MUSTACHE)
-                self.assertEqual(p['checksums'], [None, MUSTACHE_SHA256])
+                self.assertEqual(p['checksums'][:2], [None, MUSTACHE_SHA256])
+                self.assertEqual(len(p['checksums']), len(p['sources']))
+                for checksum in p['checksums'][2:]:
+                    self.assertRegex(checksum, r'^[0-9a-f]{64}$')
                 build = {d[0] for d in p['builddependencies']}
-                self.assertLessEqual({'binutils', 'CMake', 'pkgconf'}, build)
+                self.assertLessEqual({'binutils', 'CMake', 'pkgconf', 'nlohmann_json'}, build)
+                self.check_cli11(p, build)
                 run = {d[0]: d for d in p['dependencies']}
                 self.assertLessEqual({'cURL', 'libzip', 'yaml-cpp', 'zlib', 'elfutils', 'fmt',
                                       'OpenSSL'}, set(run))
                 self.assertEqual(run['OpenSSL'], ('OpenSSL', '3', '', Literal('SYSTEM')))
                 # Nothing from the OS: index pages are read without an HTML library.
                 self.assertNotIn('osdependencies', p)
+
+    def check_cli11(self, p, build):
+        """CLI11 is a build dependency or a source that preconfigopts install into the build
+        directory and configopts name as CLI11_DIR; never both."""
+        extra = [s for s in p['sources'][2:] if CLI11_SOURCE.match(s['filename'])]
+        if 'CLI11' in build:
+            self.assertEqual(extra, [])
+            self.assertNotIn('CLI11', p.get('preconfigopts', '') + p['configopts'])
+            self.assertEqual(len(p['sources']), 2)
+            return
+        self.assertEqual(len(extra), 1, p['sources'])
+        self.assertEqual(len(p['sources']), 3)
+        source = extra[0]
+        version = CLI11_SOURCE.match(source['filename']).group(1)
+        self.assertEqual(source['download_filename'], f'v{version}.tar.gz')
+        self.assertEqual(source['source_urls'],
+                         ['https://github.com/CLIUtils/CLI11/archive/refs/tags/'])
+        self.assertNotIn('extract_cmd', source)  # unpacked as CLI11-<v>/ into the build directory
+        pre = p['preconfigopts']
+        self.assertTrue(pre.endswith('&& '), pre)
+        self.assertIn(f'cmake -S %(builddir)s/CLI11-{version} -B %(builddir)s/CLI11-build '
+                      '-DCMAKE_INSTALL_PREFIX=%(builddir)s/CLI11 ', pre)
+        for option in ('-DCLI11_BUILD_TESTS=OFF', '-DCLI11_BUILD_EXAMPLES=OFF',
+                       '-DCLI11_BUILD_DOCS=OFF', 'cmake --install %(builddir)s/CLI11-build'):
+            self.assertIn(option, pre)
+        self.assertNotIn('%(installdir)s', pre)  # not installed with wheelmod
+        self.assertIn('-DCLI11_DIR=%(builddir)s/CLI11/share/cmake/CLI11', p['configopts'])
+
+    def test_dependencies_in_snapshot(self):
+        """Each dependency is the easyconfig of easybuild-easyconfigs its comment names (in
+        the snapshot tests/easybuild uses); a CLI11 source is that of a CLI11 easyconfig there,
+        used only where the snapshot has no CLI11 for the GCCcore."""
+        sys.path.insert(0, os.path.join(self.root, 'tests', 'easybuild'))
+        try:
+            import easybuild_snapshots
+            try:
+                _, tarballs = easybuild_snapshots.find({'easyconfigs': 'easybuild-easyconfigs-'})
+            except easybuild_snapshots.SnapshotsAbsent as absent:
+                self.skipTest(str(absent))
+        finally:
+            sys.path.pop(0)
+        with tarfile.open(tarballs['easyconfigs']) as tar:
+            members = {}
+            for member in tar.getmembers():
+                _, sep, below = member.name.partition('/easybuild/easyconfigs/')
+                if sep and member.isfile() and below.endswith('.eb'):
+                    members[below] = member
+            def text_of(below):
+                return tar.extractfile(members[below]).read().decode('utf-8')
+            for path in self.files:
+                with self.subTest(easyconfig=os.path.basename(path)):
+                    p = parameters(path)
+                    gcccore = p['toolchain']['version']
+                    lines = read(path).splitlines()
+                    for dependency in p['builddependencies'] + p['dependencies']:
+                        name, version = dependency[:2]
+                        suffix = (f'-{dependency[2]}' if len(dependency) > 2 and dependency[2]
+                                  else '')
+                        toolchain = ('' if len(dependency) > 3 else f'-GCCcore-{gcccore}')
+                        below = f'{name[0].lower()}/{name}/{name}-{version}{toolchain}{suffix}.eb'
+                        self.assertIn(below, members)
+                        line = [l for l in lines if l.strip().startswith(f"('{name}', ")]
+                        self.assertEqual(len(line), 1, name)
+                        self.assertIn(f'# {below}', line[0])
+                    cli11 = sorted(b for b in members if b.startswith('c/CLI11/')
+                                   and b.endswith(f'-GCCcore-{gcccore}.eb'))
+                    extra = [s for s in p['sources'][2:] if CLI11_SOURCE.match(s['filename'])]
+                    if not extra:
+                        continue
+                    self.assertEqual(cli11, [], 'CLI11 has an easyconfig for this GCCcore: '
+                                     'make it a build dependency')
+                    version = CLI11_SOURCE.match(extra[0]['filename']).group(1)
+                    pattern = rf'c/CLI11/CLI11-{re.escape(version)}-GCCcore-[0-9.]+\.eb'
+                    upstream = [b for b in members if re.fullmatch(pattern, b)]
+                    self.assertTrue(upstream, f'no CLI11 {version} easyconfig in the snapshot')
+                    theirs = parameters_of_text(text_of(upstream[0]), upstream[0])
+                    self.assertEqual(extra[0]['source_urls'], theirs['source_urls'])
+                    self.assertEqual(p['checksums'][p['sources'].index(extra[0])],
+                                     theirs['checksums'][0])
 
     def test_mustache_checksum_is_debians(self):
         """The pinned header is the one wheelmod is developed with, where it is installed."""
@@ -235,7 +343,9 @@ class SelfEasyconfig(unittest.TestCase):
                 with self.subTest(copy=copy):
                     path = os.path.join(directory, copy)
                     p = parameters(path)
-                    self.assertEqual(p['checksums'], [sha, MUSTACHE_SHA256])
+                    shipped = parameters(os.path.join(self.root, 'easyconfigs', copy))
+                    self.assertEqual(p['checksums'],
+                                     [sha, MUSTACHE_SHA256] + shipped['checksums'][2:])
                     self.assertIn(f'{os.path.join(directory, copy)}\n', runs[0].stdout)
                     self.assertEqual(checker.check_style(path, read(path)), [])
             if os.path.exists(os.path.join(directory, MUSTACHE)):

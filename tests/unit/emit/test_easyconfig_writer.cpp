@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "easybuild/config.hpp"
+#include "easybuild/rocm_libraries.hpp"
 #include "emit/easyconfig_plan.hpp"
 #include "emit/easyconfig_writer.hpp"
 #include "emit/templates.hpp"
@@ -446,4 +448,204 @@ TEST_CASE("a wheel on PyPI takes EasyBuild's PyPI default source_urls",
   // torch's files stay named where they are.
   CHECK(text.find("'source_urls': ['https://download.pytorch.org/whl/cu126'],") !=
         std::string::npos);
+}
+
+TEST_CASE("ROCm modules: their toolchains end the version, the tuple names them",
+          "[emit][easyconfig][rocm]") {
+  const auto& g2025a = generation("foss-2025a");
+  const eb::Toolchain foss{"foss", "2025a", "", ""};
+  struct Case {
+    std::string module, name, version, suffix;
+    std::optional<std::string> toolchain;
+    std::string tuple;
+  };
+  const std::vector<Case> cases = {
+      {"HIP/6.4.1-rocm-compilers-19.0.0-ROCm-6.4.1", "HIP", "6.4.1", "",
+       "rocm-compilers-19.0.0-ROCm-6.4.1",
+       "('HIP', '6.4.1', '', ('rocm-compilers', '19.0.0-ROCm-6.4.1'))"},
+      {"hipFFT/1.0.18-rocm-compilers-19.0.0-ROCm-6.4.1-nompi", "hipFFT", "1.0.18", "-nompi",
+       "rocm-compilers-19.0.0-ROCm-6.4.1",
+       "('hipFFT', '1.0.18', '-nompi', ('rocm-compilers', '19.0.0-ROCm-6.4.1'))"},
+      // GCCcore is below foss: no toolchain in the tuple, EasyBuild finds the subtoolchain.
+      {"ROCm-LLVM/19.0.0-GCCcore-14.2.0-ROCm-6.4.1", "ROCm-LLVM", "19.0.0", "-ROCm-6.4.1",
+       "GCCcore-14.2.0", "('ROCm-LLVM', '19.0.0', '-ROCm-6.4.1')"},
+      {"numactl/2.0.19-GCCcore-14.2.0", "numactl", "2.0.19", "", "GCCcore-14.2.0",
+       "('numactl', '2.0.19')"},
+      // The toolchain module itself is built with SYSTEM.
+      {"rocm-compilers/19.0.0-ROCm-6.4.1", "rocm-compilers", "19.0.0", "-ROCm-6.4.1", std::nullopt,
+       "('rocm-compilers', '19.0.0', '-ROCm-6.4.1', SYSTEM)"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.module);
+    const auto parts = emit::parse_module_name(c.module, g2025a);
+    REQUIRE(parts);
+    CHECK(parts->name == c.name);
+    CHECK(parts->version == c.version);
+    CHECK(parts->versionsuffix == c.suffix);
+    CHECK(parts->toolchain == c.toolchain);
+    const auto dependency = emit::dependency_from_module(c.module, g2025a, foss, "");
+    REQUIRE(dependency);
+    CHECK(emit::dependency_tuple(*dependency) == c.tuple);
+  }
+  // From a GCCcore easyconfig too: the tuple names the ROCm toolchain whatever the target.
+  const auto from_gcccore = emit::dependency_from_module(
+      "RCCL/2.22.3-rocm-compilers-19.0.0-ROCm-6.4.1", g2025a, {"GCCcore", "14.2.0", "", ""}, "");
+  REQUIRE(from_gcccore);
+  CHECK(from_gcccore->toolchain == emit::DependencyToolchain::named);
+}
+
+namespace {
+
+// torch 2.9.1+rocm6.4 (x86_64 only, as download.pytorch.org has it) for `toolchain`.
+emit::StackRequest rocm_stack(std::string toolchain, std::string variant, bool relink,
+                              eb::RocmLibraryMode mode) {
+  emit::StackRequest request;
+  request.requested = {"torch", "torchvision"};
+  request.generation = &generation(toolchain);
+  request.toolchain = toolchain;
+  request.accelerator = wheelmod::index_client::AcceleratorKind::rocm;
+  request.variant = variant;
+  request.relink = relink ? emit::RelinkStep::relink : emit::RelinkStep::none;
+  request.rocm_libraries = mode;
+  request.wheelmod_version = "0.1.0";
+  request.command = {"wheelmod", "easyconfig", "torch==2.9.1", "torchvision"};
+  const std::string base = "https://download.pytorch.org/whl/" + variant + "/";
+  const auto label = "+" + variant;
+  auto torch = wheel(
+      "torch", "2.9.1" + label, "torch-2.9.1" + label + "-cp313-cp313-manylinux_2_28_x86_64.whl",
+      base + "torch-2.9.1%2B" + variant + "-cp313-cp313-manylinux_2_28_x86_64.whl", '1', true);
+  auto vision = wheel("torchvision", "0.24.1" + label, "torchvision-0.24.1" + label + "-x86.whl",
+                      base + "torchvision-0.24.1%2B" + variant + "-x86.whl", '2', true);
+  vision.dependencies = {wheel_requirement("torch", "torch==2.9.1",
+                                           resolve::DependencyResolution::chosen_wheel,
+                                           torch.filename, torch.version)};
+  request.reports["x86_64"].wheels = {torch, vision};
+  for (const auto& chosen : request.reports["x86_64"].wheels)
+    request.imports.try_emplace(chosen.filename);
+  return request;
+}
+
+std::vector<std::string> tuples(const std::vector<emit::DependencySpec>& dependencies) {
+  std::vector<std::string> out;
+  for (const auto& dependency : dependencies) out.push_back(emit::dependency_tuple(dependency));
+  return out;
+}
+
+bool header_says(const emit::Easyconfig& easyconfig, std::string_view text) {
+  return std::ranges::any_of(easyconfig.header, [&](const std::string& line) {
+    return line.find(text) != std::string::npos;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("planning a ROCm build whose libraries come from the ROCm modules",
+          "[emit][easyconfig][plan][rocm]") {
+  for (const auto mode : {eb::RocmLibraryMode::automatic, eb::RocmLibraryMode::modules}) {
+    CAPTURE(eb::rocm_mode_text(mode));
+    const auto plan = emit::plan_easyconfigs(rocm_stack("foss-2025a", "rocm6.4", true, mode));
+    const auto& pytorch = named(plan, "PyTorch");
+    // The ROCm modules' version: the installation is of the wheels on those modules.
+    CHECK(pytorch.versionsuffix == "-ROCm-6.4.1-whl");
+    CHECK(emit::easyconfig_file_name(pytorch) == "PyTorch-2.9.1-foss-2025a-ROCm-6.4.1-whl.eb");
+    CHECK(named(plan, "PyTorch-bundle").versionsuffix == "-ROCm-6.4.1-whl");
+    const auto deps = tuples(pytorch.dependencies);
+    // Each first provider once (libamdhip64 and libhiprtc are both HIP's), built with the ROCm
+    // toolchain named, GCCcore ones inherited, GCCcore itself (libgomp) left to the toolchain.
+    CHECK(std::ranges::count(deps,
+                             "('HIP', '6.4.1', '', ('rocm-compilers', '19.0.0-ROCm-6.4.1'))") == 1);
+    CHECK(std::ranges::count(deps,
+                             "('rocTracer', '4.1.0', '', ('rocm-compilers', "
+                             "'19.0.0-ROCm-6.4.1'))") == 1);
+    CHECK(std::ranges::count(deps, "('ROCm-LLVM', '19.0.0', '-ROCm-6.4.1')") == 1);
+    CHECK(std::ranges::count(deps, "('libdrm', '2.4.125')") == 1);
+    CHECK(std::ranges::count(deps, "('numactl', '2.0.19')") == 1);
+    CHECK(std::ranges::none_of(pytorch.dependencies,
+                               [](const auto& d) { return d.name == "GCCcore"; }));
+    // Every provider module of the table, and only those, besides Python.
+    std::set<std::string> expected;
+    for (const auto& [file, library] : generation("foss-2025a").rocm_libraries)
+      if (!library.provided_by.empty() && library.provided_by.front().name != "GCCcore")
+        expected.insert(library.provided_by.front().name);
+    std::set<std::string> got;
+    for (const auto& d : pytorch.dependencies)
+      if (d.name != "Python") got.insert(d.name);
+    CHECK(got == expected);
+    CHECK(expected.size() == 22);
+    // The accelerator's modules first (as CUDA's), then Python.
+    CHECK(pytorch.dependencies.back().name == "Python");
+    CHECK(pytorch.postinstallcmds ==
+          std::vector<std::string>{
+              "wheelmod relink %(installdir)s --toolchain foss-2025a --rocm-libraries modules",
+              "wheelmod check %(installdir)s"});
+    CHECK(header_says(pytorch, "ROCm libraries: from the ROCm 6.4.1 modules of generation 2025a"));
+    CHECK(header_says(pytorch, "libMIOpen.so, libhipsolver.so, libmagma.so stay bundled"));
+    // The wheel's ROCm is what torch reports: the sanity check still wants 6.4.
+    CHECK(pytorch.sanity_check_commands.back().ends_with("grep -E '^6[.]4'"));
+    // The bundle loads them through PyTorch.
+    CHECK(tuples(named(plan, "PyTorch-bundle").dependencies) ==
+          std::vector<std::string>{"('Python', '3.13.1')", "('PyTorch', version, versionsuffix)"});
+  }
+}
+
+TEST_CASE("planning a ROCm build that keeps the wheel's libraries",
+          "[emit][easyconfig][plan][rocm]") {
+  struct Case {
+    std::string toolchain, variant;
+    bool relink;
+    eb::RocmLibraryMode mode;
+    std::string suffix, why;
+  };
+  const std::vector<Case> cases = {
+      {"foss-2025a", "rocm6.4", true, eb::RocmLibraryMode::bundled, "-ROCm-6.4-whl",
+       "(--rocm-libraries bundled)"},
+      {"foss-2025a", "rocm6.4", false, eb::RocmLibraryMode::automatic, "-ROCm-6.4-whl",
+       "without --with-relink pip installs the wheel as published"},
+      {"foss-2025a", "rocm6.3", true, eb::RocmLibraryMode::automatic, "-ROCm-6.3-whl",
+       "the wheel is built for ROCm 6.3, generation 2025a's ROCm modules are 6.4.1"},
+      {"foss-2025b", "rocm6.4", true, eb::RocmLibraryMode::automatic, "-ROCm-6.4-whl",
+       "generation 2025b has no ROCm stack"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.toolchain, c.variant, c.relink, eb::rocm_mode_text(c.mode));
+    const auto plan = emit::plan_easyconfigs(rocm_stack(c.toolchain, c.variant, c.relink, c.mode));
+    const auto& pytorch = named(plan, "PyTorch");
+    CHECK(pytorch.versionsuffix == c.suffix);
+    CHECK(header_says(pytorch, "ROCm libraries: the wheel's own, bundled in torch/lib"));
+    CHECK(header_says(pytorch, c.why));
+    CHECK(tuples(pytorch.dependencies) ==
+          std::vector<std::string>{"('Python', '" + generation(c.toolchain).python.version + "')"});
+    if (c.relink)
+      CHECK(pytorch.postinstallcmds.front() ==
+            "wheelmod relink %(installdir)s --toolchain " + c.toolchain);
+    else
+      CHECK(pytorch.postinstallcmds.empty());
+  }
+}
+
+TEST_CASE("planning refuses --rocm-libraries modules where it cannot be (usage error)",
+          "[emit][easyconfig][plan][rocm]") {
+  const auto refused = [](emit::StackRequest request, std::string_view why) {
+    CAPTURE(why);
+    try {
+      (void)emit::plan_easyconfigs(request);
+      FAIL("not refused");
+    } catch (const wheelmod::UsageError& error) {
+      CHECK(error.cause().find(why) != std::string::npos);
+    }
+  };
+  const auto modules = eb::RocmLibraryMode::modules;
+  refused(rocm_stack("foss-2025a", "rocm6.4", false, modules), "without --with-relink");
+  refused(rocm_stack("foss-2025a", "rocm6.3", true, modules),
+          "the wheel is built for ROCm 6.3, generation 2025a's ROCm modules are 6.4.1");
+  refused(rocm_stack("foss-2025b", "rocm6.4", true, modules), "generation 2025b has no ROCm stack");
+  auto cuda = stack(eb::MetadataPolicy::strip);
+  cuda.rocm_libraries = modules;
+  refused(cuda, "which bundle no ROCm libraries");
+  // Before resolving, `rocm` without a version: the stack is compared once the variant is known.
+  auto unresolved = rocm_stack("foss-2025a", "rocm", true, modules);
+  const auto early = emit::choose_rocm_libraries(unresolved);
+  REQUIRE(early);
+  CHECK_FALSE(early->from_modules);
+  CHECK(early->why.empty());
 }
