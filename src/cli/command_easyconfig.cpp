@@ -88,19 +88,12 @@ CommandRunner add_easyconfig_command(CLI::App& app) {
   sub->add_flag("--with-relink", options.with_relink,
                 "Add postinstallcmds running `wheelmod relink` and `wheelmod check` (wheelmod as a "
                 "build dependency)");
-  sub->add_option("--rocm-libraries", options.rocm_libraries,
-                  "ROCm wheels, with --with-relink and a generation whose ROCm stack is the "
-                  "wheel's ROCm major.minor: auto and modules make the ROCm modules providing the "
-                  "libraries the wheel bundles dependencies (versionsuffix -ROCm-<stack>-whl) and "
-                  "relink removes the wheel's copies; modules is an error where that cannot be; "
-                  "bundled keeps the wheel's own (default: auto)")
-      ->option_text("auto|modules|bundled")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, easybuild::RocmLibraryMode>{
-              {"auto", easybuild::RocmLibraryMode::automatic},
-              {"modules", easybuild::RocmLibraryMode::modules},
-              {"bundled", easybuild::RocmLibraryMode::bundled}},
-          CLI::ignore_case));
+  add_rocm_libraries_option(
+      *sub, options.rocm_libraries,
+      "ROCm wheels, with --with-relink and a generation whose ROCm stack is the wheel's ROCm "
+      "major.minor: auto and modules make the ROCm modules providing the libraries the wheel "
+      "bundles dependencies (versionsuffix -ROCm-<stack>-whl) and relink removes the wheel's "
+      "copies; modules is an error where that cannot be; bundled keeps the wheel's own");
   sub->add_option(
       "--versionsuffix", options.versionsuffix,
       "versionsuffix of the PyTorch easyconfigs (default: -whl, -CUDA-%(cudaver)s-whl, "

@@ -324,18 +324,11 @@ CommandRunner add_install_command(CLI::App& app) {
               {"strip", easybuild::MetadataPolicy::strip},
               {"keep", easybuild::MetadataPolicy::keep}},
           CLI::ignore_case));
-  sub->add_option("--rocm-libraries", options.rocm_libraries,
-                  "ROCm wheels: take the bundled ROCm libraries the site's ROCm modules provide "
-                  "from the modules (auto: where the stack is the wheel's ROCm major.minor and "
-                  "the module is installed; modules: the same, an error where one cannot; "
-                  "bundled: keep the wheel as published) (default: auto)")
-      ->option_text("auto|modules|bundled")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, easybuild::RocmLibraryMode>{
-              {"auto", easybuild::RocmLibraryMode::automatic},
-              {"modules", easybuild::RocmLibraryMode::modules},
-              {"bundled", easybuild::RocmLibraryMode::bundled}},
-          CLI::ignore_case));
+  add_rocm_libraries_option(
+      *sub, options.rocm_libraries,
+      "ROCm wheels: take the bundled ROCm libraries the site's ROCm modules provide from the "
+      "modules (auto: where the stack is the wheel's ROCm major.minor and the module is installed; "
+      "modules: the same, an error where one cannot; bundled: keep the wheel as published)");
   sub->add_option("--threads", options.threads,
                   "Threads for unpacking and processes for byte-compiling (default: the CPUs this "
                   "process may use: its affinity and cgroup quota; 1 to 1024)")

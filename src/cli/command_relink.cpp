@@ -105,17 +105,11 @@ CommandRunner add_relink_command(CLI::App& app) {
                   "Site directory with toolchains.yaml / eb-dependencies.yaml overrides");
   sub->add_flag("--runpath", options.runpath,
                 "Write DT_RUNPATH instead of DT_RPATH (EasyBuild's RPATH check expects RPATH)");
-  sub->add_option("--rocm-libraries", options.rocm_libraries,
-                  "ROCm builds of torch: auto re-points the bundled libraries an install took "
-                  "from the ROCm modules; modules also removes the bundled copies the modules "
-                  "provide (with their data and RECORD rows); bundled leaves them (default: auto)")
-      ->option_text("auto|modules|bundled")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, easybuild::RocmLibraryMode>{
-              {"auto", easybuild::RocmLibraryMode::automatic},
-              {"modules", easybuild::RocmLibraryMode::modules},
-              {"bundled", easybuild::RocmLibraryMode::bundled}},
-          CLI::ignore_case));
+  add_rocm_libraries_option(
+      *sub, options.rocm_libraries,
+      "ROCm builds of torch: auto re-points the bundled libraries an install took from the ROCm "
+      "modules; modules also removes the bundled copies the modules provide (with their data and "
+      "RECORD rows); bundled leaves them");
   sub->add_flag("--dry-run", options.dry_run, "Show old -> new for each file, change nothing");
   sub->add_option("--patchelf", options.patchelf,
                   "patchelf program, used when a new path does not fit in place in a program "

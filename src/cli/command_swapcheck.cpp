@@ -30,9 +30,10 @@ std::string abi_text(const std::optional<bool>& abi) {
 std::string torch_line(const swap::TorchInstall& torch) {
   return "torch " + (torch.version.empty() ? std::string("(no version)") : torch.version) +
          ", _GLIBCXX_USE_CXX11_ABI=" + abi_text(torch.cxx11_abi) +
-         (torch.cuda_major ? ", CUDA " + std::to_string(*torch.cuda_major)
-          : torch.rocm     ? ", ROCm"
-                           : ", no CUDA") +
+         (torch.cuda_major   ? ", CUDA " + std::to_string(*torch.cuda_major)
+          : torch.rocm_major ? ", ROCm " + std::to_string(*torch.rocm_major)
+          : torch.rocm       ? ", ROCm"
+                             : ", no CUDA") +
          ", " + std::to_string(torch.exports.size()) + " exported symbols (" +
          torch.prefix.string() + ")";
 }

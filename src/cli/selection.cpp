@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -162,6 +163,18 @@ CLI::Validator module_name_validator() {
         return {};
       },
       "MODULE", "module name");
+}
+
+void add_rocm_libraries_option(CLI::App& sub, easybuild::RocmLibraryMode& mode,
+                               const std::string& help) {
+  sub.add_option("--rocm-libraries", mode, help + " (default: auto)")
+      ->option_text("auto|modules|bundled")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, easybuild::RocmLibraryMode>{
+              {"auto", easybuild::RocmLibraryMode::automatic},
+              {"modules", easybuild::RocmLibraryMode::modules},
+              {"bundled", easybuild::RocmLibraryMode::bundled}},
+          CLI::ignore_case));
 }
 
 }  // namespace wheelmod::cli

@@ -3,6 +3,7 @@
 // download settings.
 #pragma once
 
+#include "easybuild/rocm_libraries.hpp"
 #include "operations/selection.hpp"
 
 namespace CLI {
@@ -29,6 +30,10 @@ void add_site_modules_options(CLI::App& sub, operations::SiteModules& site);
 /// Checks a --prefer-module value whole: an EasyBuild module name Name/version, no line break,
 /// no ".." part, nothing after it.
 CLI::Validator module_name_validator();
+
+/// --rocm-libraries auto|modules|bundled (install, relink, easyconfig), with the command's help.
+void add_rocm_libraries_option(CLI::App& sub, easybuild::RocmLibraryMode& mode,
+                               const std::string& help);
 
 /// Registers --stall-timeout and --cacert, for every request (pages and downloads).
 void add_connection_options(CLI::App& sub, operations::ConnectionSettings& settings);

@@ -305,7 +305,10 @@ class Checker {
       const bool torch_library = m_current.libraries.contains(needed);
       const bool torch_dependency =
           m_current.needed.contains(needed) && closure.met_by_torch.contains(needed);
-      if (torch_library && !m_candidate.libraries.contains(needed))
+      // A library the candidate loads as its own dependency (a source build linked against the
+      // HIP module needs libamdhip64.so.6, which the wheel bundled) is met the way it was.
+      if (torch_library && !m_candidate.libraries.contains(needed) &&
+          !m_candidate.needed.contains(needed))
         result.reasons.push_back({"library not provided", relative,
                                   needed + " is in the current torch/lib, not in the candidate's"});
       else if (!torch_library && torch_dependency && !m_candidate.needed.contains(needed) &&
@@ -324,6 +327,25 @@ class Checker {
                                     "built for CUDA " + std::to_string(major) +
                                         ", the candidate for CUDA " +
                                         std::to_string(*m_candidate.cuda_major)});
+      }
+      // The HIP runtime's SONAME carries the ROCm major (libamdhip64.so.6 for ROCm 6.x), as
+      // libcudart's the CUDA one: an extension built against another cannot share its process.
+      if (needed.starts_with("libamdhip64.so.")) {
+        const auto digits = needed.substr(std::string("libamdhip64.so.").size());
+        const auto major_text = digits.substr(0, digits.find('.'));
+        if (major_text.empty() || major_text.size() > 3 ||
+            !std::ranges::all_of(major_text, [](char c) { return c >= '0' && c <= '9'; }))
+          continue;
+        const int major = std::stoi(major_text);
+        if (!m_candidate.rocm_major)
+          result.reasons.push_back(
+              {"ROCm major", relative,
+               "a ROCm " + std::to_string(major) + " extension; the candidate torch has no ROCm"});
+        else if (*m_candidate.rocm_major != major)
+          result.reasons.push_back({"ROCm major", relative,
+                                    "built for ROCm " + std::to_string(major) + " (" + needed +
+                                        "), the candidate for ROCm " +
+                                        std::to_string(*m_candidate.rocm_major)});
       }
     }
   }

@@ -66,6 +66,30 @@ std::optional<int> cuda_major_of(const TorchInstall& torch) {
   return std::nullopt;
 }
 
+// libamdhip64.so.6 -> 6; the link name libamdhip64.so (a wheel's bundled copy) says nothing.
+std::optional<int> hip_major_of_name(const std::string& name) {
+  constexpr std::string_view stem = "libamdhip64.so.";
+  if (!name.starts_with(stem)) return std::nullopt;
+  const auto digits = name.substr(stem.size(), name.find('.', stem.size()) - stem.size());
+  if (digits.empty() || digits.size() > 3 ||
+      !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoi(digits);
+}
+
+std::optional<int> rocm_major_of(const TorchInstall& torch) {
+  if (const auto at = torch.version.find("+rocm"); at != std::string::npos) {
+    const auto digits = torch.version.substr(at + 5, torch.version.find('.', at + 5) - at - 5);
+    if (!digits.empty() && digits.size() <= 3 &&
+        std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+      return std::stoi(digits);
+  }
+  for (const auto* names : {&torch.libraries, &torch.needed})
+    for (const auto& name : *names)
+      if (const auto major = hip_major_of_name(name)) return major;
+  return std::nullopt;
+}
+
 fs::path real_path(const std::string& path) {
   std::error_code error;
   auto real = fs::canonical(path, error);
@@ -156,8 +180,9 @@ TorchInstall read_torch_install(const fs::path& given, elf::Loader& loader) {
                      "may use");
   torch.cxx11_abi = cxx11_abi_of(torch.exports);
   torch.cuda_major = cuda_major_of(torch);
-  torch.rocm =
-      torch.version.find("+rocm") != std::string::npos || torch.needed.contains("libamdhip64.so");
+  torch.rocm_major = rocm_major_of(torch);
+  torch.rocm = torch.version.find("+rocm") != std::string::npos ||
+               torch.needed.contains("libamdhip64.so") || torch.rocm_major.has_value();
   return torch;
 }
 

@@ -386,8 +386,54 @@ def dry_run(r):
     check(not os.path.exists(prefix), "--dry-run wrote the prefix")
 
 
+def swapcheck(r):
+    """An extension built against ROCm 6 (libamdhip64.so.6 from the HIP module, and libc10 of the
+    relinked torch) on top of the relinked 2.9.1+rocm6.4: swapcheck calls a candidate without
+    ROCm a ROCm major break, and a rocm6.3 torch (ROCm 6 too) no ROCm break."""
+    current = os.path.join(r.work, "current")
+    r.install(current)
+    hip = os.path.join(r.software, "HIP", "6.4.1-rocm-compilers-19.0.0-ROCm-6.4.1", "lib")
+    torch_lib = os.path.join(site_of(current), "torch", "lib")
+    dependent = os.path.join(r.work, "dependent")
+    package = os.path.join(site_of(dependent), "rocmext")
+    os.makedirs(package)
+    dist = os.path.join(site_of(dependent), "rocmext-1.0.dist-info")
+    os.makedirs(dist)
+    with open(os.path.join(dist, "METADATA"), "w") as handle:
+        handle.write("Metadata-Version: 2.1\nName: rocmext\nVersion: 1.0\nRequires-Dist: torch\n")
+    source = os.path.join(r.work, "ext.c")
+    with open(source, "w") as handle:
+        handle.write("int c10_check(int);\nint hipRuntimeGetVersion(int*);\n"
+                     "int rocmext(void) { int v = 0; hipRuntimeGetVersion(&v); return c10_check(v); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(package, "_ext.so"), source,
+                    "-L" + torch_lib, "-lc10", "-L" + hip, "-l:libamdhip64.so.6",
+                    "-Wl,--disable-new-dtags", "-Wl,-rpath," + hip], check=True)
+    needed, _ = readelf(os.path.join(package, "_ext.so"))
+    check("libamdhip64.so.6" in needed, needed)
+
+    cpu = os.path.join(r.work, "cpu")
+    run_expecting([r.wheelmod, "install", "torch==2.6.0", "--toolchain", "foss-2024a",
+                   "--accelerator", "cpu", "--python", PYTHON, "--arch", "x86_64", "--glibc", "2.28",
+                   "--index", r.index, "--cache-dir", r.cache, "--eb-installpath", r.sample,
+                   "--python-exe", sys.executable, "--prefix", cpu, "--no-deps"], 0, timeout=300)
+    verdict = json.loads(run_expecting(
+        [r.wheelmod, "swapcheck", "--current", current, "--candidate", cpu, "--dependents",
+         dependent, "--format", "json"], 6).stdout)
+    text = json.dumps(verdict)
+    check("ROCm major" in text and "the candidate torch has no ROCm" in text, text[:2000])
+
+    rocm63 = os.path.join(r.work, "rocm63")
+    r.install(rocm63, accelerator="rocm6.3")
+    same = subprocess.run(in_node_view([r.wheelmod, "swapcheck", "--current", current,
+                                        "--candidate", rocm63, "--dependents", dependent,
+                                        "--format", "json"]),
+                          capture_output=True, text=True, timeout=120)
+    check(same.returncode in (0, 6) and same.stdout.strip(), same.stderr)
+    check("ROCm major" not in same.stdout, same.stdout[:2000])
+
+
 SCENARIOS = {f.__name__: f for f in (modules_stack, module_loads, bundled, partial_site, mismatch,
-                                      no_stack, dry_run)}
+                                      no_stack, dry_run, swapcheck)}
 
 # The installs whose libraries load run a second time where a compute node stands.
 CTEST = {"*": {"timeout": 300},

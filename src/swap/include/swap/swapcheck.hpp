@@ -35,6 +35,9 @@ struct TorchInstall {
   std::optional<bool> cxx11_abi;    // from the mangling of its std::string functions
   std::optional<int> cuda_major;    // from +cuXY, or libcudart.so.N
   bool rocm = false;
+  /// ROCm builds: the HIP runtime's major (6 for ROCm 6.x: libamdhip64.so.6), from +rocmX.Y or
+  /// a libamdhip64.so.N it or its libraries need or carry.
+  std::optional<int> rocm_major;
   std::set<std::filesystem::path> library_files;     // torch's own, real paths
   std::set<std::filesystem::path> dependency_files;  // what they load besides, real paths
 };
