@@ -15,6 +15,7 @@
 #include "pep/marker.hpp"
 #include "pep/name.hpp"
 #include "prefix/relink.hpp"
+#include "soname_major.hpp"
 #include "swap/installed_projects.hpp"
 #include "symbol_tables.hpp"
 
@@ -297,6 +298,23 @@ class Checker {
     return out;
   }
 
+  // A "CUDA major" / "ROCm major" reason when the file was built for `major` and the candidate
+  // for another major, or for none.
+  static void check_major(const std::string& relative, const std::string& kind,
+                          std::optional<int> major, std::optional<int> candidate,
+                          DependentResult& result) {
+    if (!major) return;
+    if (!candidate)
+      result.reasons.push_back({kind + " major", relative,
+                                "a " + kind + " " + std::to_string(*major) +
+                                    " extension; the candidate torch has no " + kind});
+    else if (*candidate != *major)
+      result.reasons.push_back({kind + " major", relative,
+                                "built for " + kind + " " + std::to_string(*major) +
+                                    ", the candidate for " + kind + " " +
+                                    std::to_string(*candidate)});
+  }
+
   // A library the file needs and does not find by itself (met by torch now) that the candidate
   // neither is nor loads.
   void check_libraries(const std::string& relative, const elf::DynamicInfo& info,
@@ -316,37 +334,12 @@ class Checker {
         result.reasons.push_back({"library not provided", relative,
                                   needed + " comes with the current torch's dependencies, which "
                                            "the candidate does not use"});
-      if (needed.starts_with("libcudart.so.")) {
-        const int major = std::stoi(needed.substr(std::string("libcudart.so.").size()));
-        if (!m_candidate.cuda_major)
-          result.reasons.push_back(
-              {"CUDA major", relative,
-               "a CUDA " + std::to_string(major) + " extension; the candidate torch has no CUDA"});
-        else if (*m_candidate.cuda_major != major)
-          result.reasons.push_back({"CUDA major", relative,
-                                    "built for CUDA " + std::to_string(major) +
-                                        ", the candidate for CUDA " +
-                                        std::to_string(*m_candidate.cuda_major)});
-      }
-      // The HIP runtime's SONAME carries the ROCm major (libamdhip64.so.6 for ROCm 6.x), as
-      // libcudart's the CUDA one: an extension built against another cannot share its process.
-      if (needed.starts_with("libamdhip64.so.")) {
-        const auto digits = needed.substr(std::string("libamdhip64.so.").size());
-        const auto major_text = digits.substr(0, digits.find('.'));
-        if (major_text.empty() || major_text.size() > 3 ||
-            !std::ranges::all_of(major_text, [](char c) { return c >= '0' && c <= '9'; }))
-          continue;
-        const int major = std::stoi(major_text);
-        if (!m_candidate.rocm_major)
-          result.reasons.push_back(
-              {"ROCm major", relative,
-               "a ROCm " + std::to_string(major) + " extension; the candidate torch has no ROCm"});
-        else if (*m_candidate.rocm_major != major)
-          result.reasons.push_back({"ROCm major", relative,
-                                    "built for ROCm " + std::to_string(major) + " (" + needed +
-                                        "), the candidate for ROCm " +
-                                        std::to_string(*m_candidate.rocm_major)});
-      }
+      // The runtime's SONAME carries the major (libcudart.so.12, libamdhip64.so.6 for every
+      // ROCm 6.x): an extension built against another cannot share the candidate's process.
+      check_major(relative, "CUDA", detail::soname_major(needed, "libcudart.so."),
+                  m_candidate.cuda_major, result);
+      check_major(relative, "ROCm", detail::soname_major(needed, "libamdhip64.so."),
+                  m_candidate.rocm_major, result);
     }
   }
 

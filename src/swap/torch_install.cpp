@@ -13,6 +13,7 @@
 #include "elf/symbols.hpp"
 #include "index_client/accelerator.hpp"
 #include "pep/name.hpp"
+#include "soname_major.hpp"
 #include "swap/installed_projects.hpp"
 #include "swap/swapcheck.hpp"
 #include "symbol_tables.hpp"
@@ -61,32 +62,17 @@ std::optional<int> cuda_major_of(const TorchInstall& torch) {
     if (const auto cuda = index_client::cuda_version_of_variant(torch.version.substr(plus + 1)))
       return std::stoi(cuda->substr(0, cuda->find('.')));
   for (const auto& library : torch.needed)
-    if (library.starts_with("libcudart.so."))
-      return std::stoi(library.substr(std::string("libcudart.so.").size()));
+    if (const auto major = detail::soname_major(library, "libcudart.so.")) return major;
   return std::nullopt;
 }
 
-// libamdhip64.so.6 -> 6; the link name libamdhip64.so (a wheel's bundled copy) says nothing.
-std::optional<int> hip_major_of_name(const std::string& name) {
-  constexpr std::string_view stem = "libamdhip64.so.";
-  if (!name.starts_with(stem)) return std::nullopt;
-  const auto digits = name.substr(stem.size(), name.find('.', stem.size()) - stem.size());
-  if (digits.empty() || digits.size() > 3 ||
-      !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  return std::stoi(digits);
-}
-
 std::optional<int> rocm_major_of(const TorchInstall& torch) {
-  if (const auto at = torch.version.find("+rocm"); at != std::string::npos) {
-    const auto digits = torch.version.substr(at + 5, torch.version.find('.', at + 5) - at - 5);
-    if (!digits.empty() && digits.size() <= 3 &&
-        std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
-      return std::stoi(digits);
-  }
+  // 2.9.1+rocm6.4 -> 6
+  if (const auto at = torch.version.find("+rocm"); at != std::string::npos)
+    if (const auto major = detail::soname_major(torch.version.substr(at + 1), "rocm")) return major;
   for (const auto* names : {&torch.libraries, &torch.needed})
     for (const auto& name : *names)
-      if (const auto major = hip_major_of_name(name)) return major;
+      if (const auto major = detail::soname_major(name, "libamdhip64.so.")) return major;
   return std::nullopt;
 }
 

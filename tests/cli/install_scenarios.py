@@ -24,7 +24,7 @@ import time
 import zipfile
 
 from scenario_support import (check, in_node_view, run_expecting, scenario_main, serve_locally,
-                             stop_server, verify_record_rows)
+                             stop_server, verify_site_records)
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 OLD = "torch==2.5.1"
@@ -67,13 +67,8 @@ def import_torch(prefix):
 
 
 def verify_records(prefix):
-    """Every RECORD row with a hash matches its file; returns the dist-info names."""
-    site = site_of(prefix)
-    dists = sorted(glob.glob(os.path.join(site, "*.dist-info")))
-    check(dists, f"no dist-info in {site}")
-    for dist in dists:
-        verify_record_rows(site, dist)
-    return [os.path.basename(d) for d in dists]
+    """Every RECORD true to the files (verify_site_records); returns the dist-info names."""
+    return verify_site_records(site_of(prefix))
 
 
 def cuda_stack(r):

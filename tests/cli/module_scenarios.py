@@ -23,7 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-from scenario_support import Failure, check, lmod_apply, run_expecting, scenario_main
+from scenario_support import (Failure, check, lmod_apply, run_expecting, scenario_main,
+                              write_stand_in_module)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "golden", "module")
@@ -66,18 +67,9 @@ class Runner:
             provenance = json.load(handle)
         names = [provenance["toolchain_module"], *provenance["modules"]]
         for module in names:
-            name, version = module.split("/", 1)
-            variable = name.upper().replace("-", "MIN").replace("+", "PLUS").replace(".", "")
-            root = os.path.join(self.sample, "software", name, version)
-            path = os.path.join(modulepath, "all", name, version + (".lua" if syntax == "lua" else ""))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as handle:
-                if syntax == "lua":
-                    handle.write(f'setenv("EBROOT{variable}", "{root}")\n'
-                                 f'setenv("EBVERSION{variable}", "{version.split("-")[0]}")\n')
-                else:
-                    handle.write(f"#%Module\nsetenv EBROOT{variable} {root}\n"
-                                 f"setenv EBVERSION{variable} {version.split('-')[0]}\n")
+            write_stand_in_module(modulepath, module,
+                                  os.path.join(self.sample, "software", *module.split("/", 1)),
+                                  syntax)
         return names
 
     def lmod(self, environment, *args, expect_ok=True):

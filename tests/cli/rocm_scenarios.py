@@ -21,8 +21,8 @@ import subprocess
 import sys
 import tempfile
 
-from scenario_support import (Failure, check, in_node_view, lmod_apply, run_expecting,
-                              scenario_main, verify_record_rows)
+from scenario_support import (check, in_node_view, lmod_apply, run_expecting, scenario_main,
+                              verify_site_records, write_stand_in_module)
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPECS = ("torch==2.9.1", "torchvision")
@@ -139,16 +139,7 @@ def provenance_of(prefix):
 
 
 def verify_records(prefix):
-    site = site_of(prefix)
-    dists = sorted(glob.glob(os.path.join(site, "*.dist-info")))
-    check(dists, f"no dist-info in {site}")
-    for dist in dists:
-        verify_record_rows(site, dist)
-        with open(os.path.join(dist, "RECORD")) as handle:
-            for row in handle:
-                path = row.rsplit(",", 2)[0]
-                check(os.path.lexists(os.path.normpath(os.path.join(site, path))),
-                      f"{os.path.basename(dist)}/RECORD lists {path}, which is gone")
+    verify_site_records(site_of(prefix))
 
 
 def modules_stack(r):
@@ -242,13 +233,7 @@ def module_loads(r):
         check(f'"{module}"' in text, f"the module file does not load {module}")
     # Stand-in modules: EBROOT/EBVERSION of each, pointing at the sample's trees.
     for module in [provenance["toolchain_module"], *provenance["modules"]]:
-        name, version = module.split("/", 1)
-        variable = name.upper().replace("-", "MIN").replace("+", "PLUS").replace(".", "")
-        path = os.path.join(modulepath, "all", name, version + ".lua")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as handle:
-            handle.write(f'setenv("EBROOT{variable}", "{os.path.join(r.software, name, version)}")\n'
-                         f'setenv("EBVERSION{variable}", "{version.split("-")[0]}")\n')
+        write_stand_in_module(modulepath, module, os.path.join(r.software, *module.split("/", 1)))
     home = os.path.join(r.work, "home")
     os.makedirs(home, exist_ok=True)
     base = {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}

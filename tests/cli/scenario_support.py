@@ -55,6 +55,41 @@ def verify_record_rows(site, dist):
             check(int(size) == len(data), f"{name}: RECORD size for {path} is wrong")
 
 
+def verify_site_records(site):
+    """Every RECORD of `site` (a site-packages) is true: each row with a hash matches its file
+    (verify_record_rows), and each row names a file that is there (a file removed after
+    unpacking, such as a bundled library a module replaced, leaves no row). Returns the
+    dist-info names."""
+    import glob
+    dists = sorted(glob.glob(os.path.join(site, "*.dist-info")))
+    check(dists, f"no dist-info in {site}")
+    for dist in dists:
+        verify_record_rows(site, dist)
+        with open(os.path.join(dist, "RECORD"), newline="") as handle:
+            for path, _, _ in csv.reader(handle):
+                check(os.path.lexists(os.path.normpath(os.path.join(site, path))),
+                      f"{os.path.basename(dist)}/RECORD lists {path}, which is gone")
+    return [os.path.basename(d) for d in dists]
+
+
+def write_stand_in_module(modulepath, module, root, syntax="lua"):
+    """A stand-in for the EasyBuild module `module` (Name/version) under modulepath/all: it sets
+    EBROOT<NAME> to `root` and EBVERSION<NAME> to the version's first part, as EasyBuild's
+    modules do (the variable name converted as easybuild.tools.filetools.convert_name)."""
+    name, version = module.split("/", 1)
+    variable = name.upper().replace("-", "MIN").replace("+", "PLUS").replace(".", "")
+    path = os.path.join(modulepath, "all", name, version + (".lua" if syntax == "lua" else ""))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        if syntax == "lua":
+            handle.write(f'setenv("EBROOT{variable}", "{root}")\n'
+                         f'setenv("EBVERSION{variable}", "{version.split("-")[0]}")\n')
+        else:
+            handle.write(f"#%Module\nsetenv EBROOT{variable} {root}\n"
+                         f"setenv EBVERSION{variable} {version.split('-')[0]}\n")
+    return path
+
+
 class Anchors(html.parser.HTMLParser):
     """The attributes of every <a> of an HTML page, in order."""
     def __init__(self):

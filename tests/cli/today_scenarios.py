@@ -24,7 +24,8 @@ import sys
 import tempfile
 
 from node_view import NodeView
-from scenario_support import Failure, check, lmod_apply, run_expecting, scenario_main
+from scenario_support import (Failure, check, lmod_apply, run_expecting, scenario_main,
+                              write_stand_in_module)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "easyconfig"))
@@ -168,15 +169,10 @@ class Runner:
         with open(os.path.join(prefix, "easybuild", "wheelmod-install.json")) as handle:
             provenance = json.load(handle)
         for module in [provenance["toolchain_module"], *provenance["modules"]]:
-            software, version = module.split("/", 1)
-            variable = software.upper().replace("-", "MIN").replace("+", "PLUS").replace(".", "")
-            path = os.path.join(modulepath, "all", software, version + ".lua")
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w") as handle:
-                handle.write(f'setenv("EBROOT{variable}", '
-                             f'"{os.path.join(self.eb_tree, "software", software, version)}")\n'
-                             f'setenv("EBVERSION{variable}", "{version.split("-")[0]}")\n')
-                if software == "Python":  # the interpreter this machine has for the target
+            path = write_stand_in_module(
+                modulepath, module, os.path.join(self.eb_tree, "software", *module.split("/", 1)))
+            if module.startswith("Python/"):  # the interpreter this machine has for the target
+                with open(path, "a") as handle:
                     handle.write(f'prepend_path("PATH", "{os.path.dirname(python_exe)}")\n')
         environment = {"HOME": self.home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         environment, _ = self.lmod(environment, "use", os.path.join(modulepath, "all"))
